@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# simnode's one entry point on a fresh machine: creates .venv and installs what is needed
+# (again whenever pyproject.toml changes), then runs the command.
+#   ./simnode.sh run [flags]      start a node (default: local network on 127.0.0.1:9650)
+#   ./simnode.sh test [pytest args]  run the test suite
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+venv="$root/.venv"
+stamp="$venv/.simnode-installed"
+want="$(sha256sum "$root/pyproject.toml" | cut -c1-16)"
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "simnode: installing into $venv ..." >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -e "$root[test]" >&2
+  echo "$want" > "$stamp"
+fi
+export ETH_HASH_BACKEND=pysha3
+cmd="${1:-run}"; shift || true
+case "$cmd" in
+  test)
+    if [ -f "$root/tests/js/package.json" ] && command -v npm >/dev/null; then
+      (cd "$root/tests/js" && { [ -d node_modules ] || npm ci --silent --no-audit --no-fund; }) >&2
+    fi
+    cd "$root" && exec "$venv/bin/python" -m pytest "$@" ;;
+  *) exec "$venv/bin/simnode" "$cmd" "$@" ;;
+esac

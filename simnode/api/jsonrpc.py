@@ -1,0 +1,304 @@
+"""The two JSON-RPC envelopes a node speaks, exactly as node-api.md §1.2–1.3 describes.
+
+* `GorillaService` — AvalancheGo's gorilla/rpc v2 (info, admin, avm, platform, avax, ...):
+  always HTTP 200, no batches, object or `[object]` params, the method-case rule, `id` echoed
+  raw, notifications get an empty body, replies written like Go's json.Encoder.
+* `EthService` — go-ethereum's rpc.Server (the EVM chains' /rpc and /ws): batches, array
+  params with arity checks, -32601/-32602/-32700 codes.
+
+Handlers return plain Python values and raise errors; this module is the only place that turns
+an error into an envelope, so handlers never build error JSON.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+log = logging.getLogger("simnode.api")
+
+
+class RPCError(Exception):
+    """An error a handler wants the client to see, with its JSON-RPC code and data."""
+
+    def __init__(self, message: str, code: int = -32000, data: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.data = data
+
+
+class MethodNotFound(RPCError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, -32601)
+
+
+class InvalidParams(RPCError):
+    def __init__(self, message: str) -> None:
+        super().__init__(message, -32602)
+
+
+def error_message(exc: BaseException) -> str:
+    return exc.message if isinstance(exc, RPCError) else str(exc)
+
+
+# ---------------------------------------------------------------------------------------------
+# raw JSON helpers
+
+
+class _RawNumber(str):
+    """A JSON number kept as its source text, so an `id` like 1.0 is echoed byte for byte."""
+
+
+def _raw_id(body: bytes, parsed_id: Any) -> bytes:
+    """The request id as raw JSON. Floats are re-read from the source to keep their spelling."""
+    if isinstance(parsed_id, float):
+        try:
+            doc = json.loads(body, parse_float=_RawNumber, parse_int=_RawNumber)
+            raw = doc.get("id") if isinstance(doc, dict) else None
+            if isinstance(raw, _RawNumber):
+                return raw.encode()
+        except ValueError:
+            pass
+    return orjson.dumps(parsed_id)
+
+
+def _go_json(value: Any) -> bytes:
+    """Serialise like Go's json.Marshal: HTML-sensitive characters escaped."""
+    out = orjson.dumps(value)
+    if b"<" in out or b">" in out or b"&" in out or b"\xe2\x80\xa8" in out or b"\xe2\x80\xa9" in out:
+        out = (
+            out.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
+            .replace("\u2028".encode(), b"\\u2028").replace("\u2029".encode(), b"\\u2029")
+        )
+    return out
+
+
+Handler = Callable[..., Any]
+
+
+async def _call(fn: Handler, *args: Any) -> Any:
+    result = fn(*args)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# gorilla (AvalancheGo)
+
+UNMARSHAL_ERROR = (
+    "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
+    "See documentation for example calls"
+)
+
+
+@dataclass(slots=True)
+class GorillaReply:
+    status: int
+    body: bytes
+    content_type: str = "application/json; charset=utf-8"
+
+
+class GorillaService:
+    """One or more gorilla services on one endpoint, e.g. {"avm": {...}} at /ext/bc/X.
+
+    A handler takes the params object (a dict; {} when absent) and returns the result.
+    """
+
+    def __init__(self, services: dict[str, dict[str, Handler]] | None = None) -> None:
+        # service name -> Go method name ("GetHeight") -> handler
+        self._services: dict[str, dict[str, Handler]] = {}
+        for name, methods in (services or {}).items():
+            self.register(name, methods)
+
+    def register(self, service: str, methods: dict[str, Handler]) -> None:
+        table = self._services.setdefault(service, {})
+        for name, fn in methods.items():
+            table[name[:1].upper() + name[1:]] = fn
+
+    def has_methods(self) -> bool:
+        return any(self._services.values())
+
+    async def handle(self, http_method: str, content_type: str | None, body: bytes) -> GorillaReply:
+        if http_method != "POST":
+            return GorillaReply(405, f"rpc: POST method required, received {http_method}".encode(),
+                                "text/plain; charset=utf-8")
+        media = (content_type or "").split(";", 1)[0].strip().lower()
+        if media != "application/json":
+            return GorillaReply(415, f"rpc: unrecognized Content-Type: {content_type or ''}".encode(),
+                                "text/plain; charset=utf-8")
+        try:
+            req = orjson.loads(body)
+        except orjson.JSONDecodeError as exc:
+            return self._parse_error(str(exc))
+        if not isinstance(req, dict):
+            kind = "array" if isinstance(req, list) else type(req).__name__
+            return self._parse_error(f"json: cannot unmarshal {kind} into Go value of type json2.serverRequest")
+        raw_id = req.get("id")
+        id_bytes = _raw_id(body, raw_id)
+        if req.get("jsonrpc") != "2.0":
+            data = {"jsonrpc": req.get("jsonrpc") if isinstance(req.get("jsonrpc"), str) else "",
+                    "method": req.get("method") if isinstance(req.get("method"), str) else "",
+                    "params": req.get("params"), "id": raw_id}
+            return self._error(-32600, "jsonrpc must be 2.0", id_bytes, data, notify=raw_id is None)
+        method = req.get("method")
+        if not isinstance(method, str):
+            method = ""
+        try:
+            fn = self._lookup(method)
+            params = req.get("params")
+            if params is None:
+                args: Any = {}
+            elif isinstance(params, dict):
+                args = params
+            elif isinstance(params, list):
+                if not params:
+                    args = {}
+                elif isinstance(params[0], dict):
+                    args = params[0]
+                else:
+                    raise RPCError(UNMARSHAL_ERROR)
+            else:
+                raise RPCError(UNMARSHAL_ERROR)
+            result = await _call(fn, args)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
+            if not isinstance(exc, (RPCError, ValueError, KeyError, LookupError)):
+                log.exception("gorilla handler %s failed", method)
+            if raw_id is None:
+                return GorillaReply(200, b"")
+            return self._error(-32000, error_message(exc), id_bytes, None)
+        if raw_id is None:
+            return GorillaReply(200, b"")
+        return GorillaReply(
+            200, b'{"jsonrpc":"2.0","result":' + _go_json({} if result is None else result) + b',"id":' + id_bytes + b"}\n"
+        )
+
+    def _lookup(self, method: str) -> Handler:
+        if "." not in method:
+            raise RPCError(f'rpc: service/method request ill-formed: "{method}"')
+        service, name = method.split(".", 1)
+        if name[:1].isupper():
+            raise RPCError("method must start with a non-uppercase letter")
+        go_name = name[:1].upper() + name[1:]
+        table = self._services.get(service)
+        if table is None:
+            raise RPCError(f'rpc: can\'t find service "{service}.{go_name}"')
+        fn = table.get(go_name)
+        if fn is None:
+            raise RPCError(f'rpc: can\'t find method "{service}.{go_name}"')
+        return fn
+
+    def _parse_error(self, message: str) -> GorillaReply:
+        data = {"jsonrpc": "", "method": "", "params": None, "id": None}
+        return self._error(-32700, message, b"null", data)
+
+    @staticmethod
+    def _error(code: int, message: str, id_bytes: bytes, data: Any, notify: bool = False) -> GorillaReply:
+        if notify:
+            return GorillaReply(200, b"")
+        err = b'{"code":' + str(code).encode() + b',"message":' + _go_json(message) + b',"data":' + _go_json(data) + b"}"
+        return GorillaReply(200, b'{"jsonrpc":"2.0","error":' + err + b',"id":' + id_bytes + b"}\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# go-ethereum
+
+
+@dataclass(frozen=True, slots=True)
+class EthMethod:
+    fn: Handler
+    min_args: int
+    max_args: int
+
+
+GETH_MEDIA_TYPES = {"application/json", "application/json-rpc", "application/jsonrequest"}
+
+
+class EthService:
+    """geth-style dispatcher: a handler takes positional params (after arity checks)."""
+
+    def __init__(self, batch_limit: int = 1000) -> None:
+        self._methods: dict[str, EthMethod] = {}
+        self.batch_limit = batch_limit
+
+    def register(self, name: str, fn: Handler, min_args: int = 0, max_args: int | None = None) -> None:
+        self._methods[name] = EthMethod(fn, min_args, min_args if max_args is None else max_args)
+
+    def method(self, name: str, min_args: int = 0, max_args: int | None = None) -> Callable[[Handler], Handler]:
+        def deco(fn: Handler) -> Handler:
+            self.register(name, fn, min_args, max_args)
+            return fn
+        return deco
+
+    def has(self, name: str) -> bool:
+        return name in self._methods
+
+    async def handle_body(self, body: bytes, extra: dict[str, Handler] | None = None) -> bytes | None:
+        """Answer a raw request body (single or batch); None when nothing is to be written."""
+        try:
+            req = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return _eth_error_bytes(b"null", -32700, "parse error", None)
+        if isinstance(req, list):
+            if not req:
+                return _eth_error_bytes(b"null", -32600, "empty batch", None)
+            if len(req) > self.batch_limit:
+                return _eth_error_bytes(b"null", -32600, "batch too large", None)
+            replies = [r for r in [await self._one(item, None, extra) for item in req] if r is not None]
+            return b"[" + b",".join(replies) + b"]" if replies else None
+        return await self._one(req, body, extra)
+
+    async def _one(self, req: Any, body: bytes | None, extra: dict[str, Handler] | None) -> bytes | None:
+        if not isinstance(req, dict) or req.get("jsonrpc") != "2.0" or not isinstance(req.get("method"), str):
+            rid = req.get("id") if isinstance(req, dict) else None
+            return _eth_error_bytes(orjson.dumps(rid), -32600, "invalid request", None)
+        has_id = "id" in req
+        raw_id = req.get("id")
+        id_bytes = _raw_id(body, raw_id) if body is not None else orjson.dumps(raw_id)
+        try:
+            result = await self.call(req["method"], req.get("params"), extra)
+        except Exception as exc:  # noqa: BLE001
+            if not isinstance(exc, (RPCError, ValueError)):
+                log.exception("eth handler %s failed", req.get("method"))
+            if not has_id:
+                return None
+            code = exc.code if isinstance(exc, RPCError) else -32000
+            data = exc.data if isinstance(exc, RPCError) else None
+            return _eth_error_bytes(id_bytes, code, error_message(exc), data)
+        if not has_id:
+            return None
+        return b'{"jsonrpc":"2.0","id":' + id_bytes + b',"result":' + orjson.dumps(result) + b"}"
+
+    async def call(self, name: str, params: Any, extra: dict[str, Handler] | None = None) -> Any:
+        if extra and name in extra:
+            return await _call(extra[name], params)
+        m = self._methods.get(name)
+        if m is None:
+            raise MethodNotFound(f"the method {name} does not exist/is not available")
+        if params is None:
+            args: list[Any] = []
+        elif isinstance(params, list):
+            args = params
+        else:
+            raise InvalidParams("non-array args")
+        if len(args) > m.max_args:
+            raise InvalidParams(f"too many arguments, want at most {m.max_args}")
+        if len(args) < m.min_args:
+            # geth treats trailing nulls as missing optional args, but required ones must be there
+            raise InvalidParams(f"missing value for required argument {len(args)}")
+        return await _call(m.fn, *args)
+
+
+def _eth_error_bytes(id_bytes: bytes, code: int, message: str, data: Any) -> bytes:
+    err: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        err["data"] = data
+    return b'{"jsonrpc":"2.0","id":' + id_bytes + b',"error":' + orjson.dumps(err) + b"}"
+

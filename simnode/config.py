@@ -1,0 +1,39 @@
+"""NodeConfig: everything `simnode run` and the Python API can set, in one frozen record."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+LOCAL_NETWORK_ID = 12345
+# A fixed start for virtual clocks, so two replays of the same scenario see the same times.
+DEFAULT_VIRTUAL_START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+LOG_LEVELS = ("OFF", "FATAL", "ERROR", "WARN", "INFO", "TRACE", "DEBUG", "VERBO")
+
+
+@dataclass(frozen=True, slots=True)
+class NodeConfig:
+    http_host: str = "127.0.0.1"
+    http_port: int = 9650
+    network_id: int = LOCAL_NETWORK_ID
+    genesis_file: Path | None = None
+    data_dir: Path | None = None
+    ephemeral: bool = False
+    api_admin_enabled: bool = False
+    seed: int = 0
+    clock_mode: str = "wall"  # "wall" | "virtual"
+    start_time_ms: int | None = None  # virtual clock start; wall clocks ignore it
+    log_level: str = "INFO"
+    block_time: float = 0.0  # C-Chain: 0 = automine, else interval mining every N seconds
+    http_body_limit: int = 5 * 1024 * 1024
+    extra: dict = field(default_factory=dict)
+
+    def resolved_data_dir(self) -> Path:
+        if self.data_dir is not None:
+            return Path(self.data_dir)
+        home = Path(os.environ.get("SIMNODE_HOME", Path.home() / ".simnode"))
+        return home / f"network-{self.network_id}"
+
+    def with_(self, **changes: object) -> NodeConfig:
+        return replace(self, **changes)

@@ -1,0 +1,311 @@
+"""Node: the composition root. Opens the store, the clock and the genesis, builds the chains,
+serves HTTP, and offers the in-process Python API (`Node.start_in_thread`, async `start/stop`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import socket
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from . import logs
+from .api import admin as admin_api
+from .api import info as info_api
+from .api.health import health_endpoints
+from .api.server import build_app, disabled_endpoint
+from .clock import Clock, VirtualClock, WallClock
+from .config import DEFAULT_VIRTUAL_START_MS, NodeConfig
+from .crypto import bls
+from .formats.ids import id_to_str, node_id_to_str
+from .genesis import Genesis, build_genesis, load_genesis, load_network_genesis, rebased_start_time
+from .store import META, Store
+from .vms.chain import Chain, ChainContext
+from .vms.primary import build_primary_chains
+
+log = logging.getLogger("simnode")
+
+_GENESIS_TIME_KEY = META + b"genesis-time"
+
+# /ext/<alias> -> /ext/<target>, as AvalancheGo registers them for the primary chains.
+DEFAULT_ENDPOINT_ALIASES = {"X": "bc/X", "avm": "bc/X", "P": "bc/P", "platform": "bc/P"}
+
+
+class NodeError(RuntimeError):
+    pass
+
+
+class Node:
+    def __init__(self, config: NodeConfig | None = None) -> None:
+        self.config = config or NodeConfig()
+        self.genesis: Genesis = (
+            load_genesis(self.config.genesis_file) if self.config.genesis_file
+            else load_network_genesis(self.config.network_id)
+        )
+        if self.genesis.network_id != self.config.network_id:
+            self.config = self.config.with_(network_id=self.genesis.network_id)
+        self.clock: Clock = (
+            VirtualClock(self.config.start_time_ms if self.config.start_time_ms is not None else DEFAULT_VIRTUAL_START_MS)
+            if self.config.clock_mode == "virtual" else WallClock()
+        )
+        self._tmpdir: str | None = None
+        self.store: Store | None = None
+        self.chains: dict[bytes, Chain] = {}
+        self._aliases: dict[str, bytes] = {}
+        self._chain_aliases: dict[bytes, list[str]] = {}
+        self.endpoint_aliases: dict[str, str] = dict(DEFAULT_ENDPOINT_ALIASES)
+        self.node_endpoints: dict[str, Any] = {}
+        self.genesis_time: int = 0
+        # The node is the first genesis staker, so its ID matches a validator of the local net.
+        staker_ids = [s.node_id for s in self.genesis.config.initial_stakers]
+        self.node_id: bytes = staker_ids[0] if staker_ids else bytes(20)
+        self.bls_key = bls.secret_key_from_seed(
+            b"simnode-node-bls/" + self.config.seed.to_bytes(8, "big") + self.node_id)
+        self.profiler = admin_api.Profiler(self)
+        self._runner: web.AppRunner | None = None
+        self._clock_task: asyncio.Task[None] | None = None
+        self._clock_wakeup: asyncio.Event | None = None
+        self.port: int = 0
+        self.data_dir: Path = Path()
+
+    # ----------------------------------------------------------------------------- identity
+
+    @property
+    def node_id_str(self) -> str:
+        return node_id_to_str(self.node_id)
+
+    @property
+    def url(self) -> str:
+        host = self.config.http_host
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
+
+    # ----------------------------------------------------------------------------- chains and aliases
+
+    def chain_by_alias(self, ref: str) -> Chain | None:
+        cid = self._aliases.get(ref)
+        return None if cid is None else self.chains.get(cid)
+
+    def aliases_of(self, chain_id: bytes) -> list[str]:
+        return list(self._chain_aliases.get(chain_id, []))
+
+    def add_chain_alias(self, chain_id: bytes, alias: str) -> None:
+        if alias in self._aliases:
+            raise NodeError(f"alias ({alias}) is already mapped to an ID")
+        self._aliases[alias] = chain_id
+        self._chain_aliases.setdefault(chain_id, []).append(alias)
+
+    def register_chain(self, chain: Chain) -> None:
+        self.chains[chain.chain_id] = chain
+        for alias in (*chain.default_aliases, id_to_str(chain.chain_id)):
+            if alias not in self._aliases:
+                self.add_chain_alias(chain.chain_id, alias)
+
+    def chain_endpoints(self, chain: Chain) -> dict[str, Any]:
+        endpoints = dict(chain.endpoints())
+        if "/admin" in endpoints and not self.config.api_admin_enabled:
+            endpoints["/admin"] = disabled_endpoint("C-Chain admin API", "--api-admin-enabled")
+        return endpoints
+
+    def add_endpoint_alias(self, endpoint: str, alias: str) -> None:
+        target = endpoint.strip("/")
+        if target.startswith("ext/"):
+            target = target[4:]
+        if alias in self.endpoint_aliases or alias in self.node_endpoints:
+            raise NodeError(f"alias {alias} is already in use")
+        self.endpoint_aliases[alias] = target
+
+    # ----------------------------------------------------------------------------- lifecycle
+
+    def _open_store(self) -> None:
+        if self.config.ephemeral:
+            self._tmpdir = tempfile.mkdtemp(prefix="simnode-")
+            self.data_dir = Path(self._tmpdir)
+        else:
+            self.data_dir = self.config.resolved_data_dir()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.store = Store.open(self.data_dir / "db")
+        except Exception as exc:  # plyvel raises IOError subclasses on a held LOCK
+            raise NodeError(f"cannot open the database in {self.data_dir}: {exc}") from exc
+        stored = self.store.get_obj(_GENESIS_TIME_KEY)
+        if stored is None:
+            # AvalancheGo re-bases the shipped local genesis to a recent start; files given
+            # with --genesis and Fuji's keep their own time.
+            rebase = self.config.genesis_file is None and self.genesis.network_id != 5
+            self.genesis_time = (rebased_start_time(self.genesis.config.start_time, self.clock.now())
+                                 if rebase else self.genesis.start_time)
+            batch = self.store.batch()
+            batch.put_obj(_GENESIS_TIME_KEY, self.genesis_time)
+            batch.commit()
+        else:
+            self.genesis_time = int(stored)
+        if self.genesis_time != self.genesis.start_time:
+            self.genesis = build_genesis(self.genesis.config, self.genesis_time)
+
+    def _build_chains(self) -> None:
+        assert self.store is not None
+        for chain in build_primary_chains(self._context):
+            self.register_chain(chain)
+
+    def _context(self, chain_id: bytes) -> ChainContext:
+        assert self.store is not None
+        return ChainContext(config=self.config, genesis=self.genesis, store=self.store, clock=self.clock,
+                            chain_id=chain_id, chains=self.chains, genesis_time=self.genesis_time)
+
+    def _build_node_endpoints(self) -> None:
+        self.node_endpoints["info"] = info_api.build_service(self)
+        self.node_endpoints["admin"] = (
+            admin_api.build_service(self) if self.config.api_admin_enabled
+            else disabled_endpoint("admin API", "--api-admin-enabled")
+        )
+        self.node_endpoints.update(health_endpoints(self))
+
+    async def start(self) -> None:
+        """Open everything and serve; returns once the port answers."""
+        logs.configure(self.config.log_level)
+        self._open_store()
+        try:
+            self._build_chains()
+            self._build_node_endpoints()
+            app = build_app(self)
+            self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+            await self._runner.setup()
+            sock = _bind(self.config.http_host, self.config.http_port)
+            self.port = sock.getsockname()[1]
+            site = web.SockSite(self._runner, sock)
+            await site.start()
+        except BaseException:
+            await self.stop()
+            raise
+        self._clock_wakeup = asyncio.Event()
+        self.clock.on_time_change(lambda _now: self._clock_wakeup and self._clock_wakeup.set())
+        if self.clock.mode == "wall":
+            self._clock_task = asyncio.create_task(self._run_wall_clock())
+
+    async def _run_wall_clock(self) -> None:
+        """Fire scheduled events at their wall-clock time."""
+        assert self._clock_wakeup is not None
+        while True:
+            self.clock.run_due()
+            due = self.clock.scheduler.next_due_ms()
+            timeout = None if due is None else max(0.0, (due - self.clock.now_ms()) / 1000)
+            self._clock_wakeup.clear()
+            try:
+                await asyncio.wait_for(self._clock_wakeup.wait(), timeout)
+            except TimeoutError:
+                pass
+
+    def wake_clock(self) -> None:
+        """Tell the wall-clock loop that the schedule changed."""
+        if self._clock_wakeup is not None:
+            self._clock_wakeup.set()
+
+    async def stop(self) -> None:
+        if self._clock_task is not None:
+            self._clock_task.cancel()
+            self._clock_task = None
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        for chain in list(self.chains.values()):
+            chain.close()
+        self.chains.clear()
+        self._aliases.clear()
+        self._chain_aliases.clear()
+        self.profiler.stop_all()
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        if self._tmpdir is not None:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)
+            self._tmpdir = None
+
+    # ----------------------------------------------------------------------------- in-process API
+
+    @classmethod
+    def start_in_thread(cls, config: NodeConfig | None = None) -> NodeThread:
+        """Start a node on its own event loop in a background thread; see NodeThread."""
+        handle = NodeThread(cls(config or NodeConfig(http_port=0, ephemeral=True)))
+        handle.start()
+        return handle
+
+
+class NodeThread:
+    """A node running in a background thread. Use as a context manager or call stop()."""
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="simnode", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        try:
+            asyncio.run_coroutine_threadsafe(self.node.start(), self.loop).result()
+        except BaseException:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join()
+            raise
+
+    @property
+    def url(self) -> str:
+        return self.node.url
+
+    @property
+    def urls(self) -> dict[str, str]:
+        return node_urls(self.node)
+
+    def call(self, fn: Any, *args: Any) -> Any:
+        """Run `fn(*args)` on the node's loop (its only thread) and return the result."""
+        async def run() -> Any:
+            return fn(*args)
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result()
+
+    def stop(self) -> None:
+        if not self._thread.is_alive():
+            return
+        asyncio.run_coroutine_threadsafe(self.node.stop(), self.loop).result()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()
+
+    def __enter__(self) -> NodeThread:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def node_urls(node: Node) -> dict[str, str]:
+    base = node.url
+    return {
+        "base": base,
+        "info": f"{base}/ext/info",
+        "X": f"{base}/ext/bc/X",
+        "P": f"{base}/ext/bc/P",
+        "C": f"{base}/ext/bc/C/rpc",
+        "C_ws": base.replace("http://", "ws://") + "/ext/bc/C/ws",
+        "C_avax": f"{base}/ext/bc/C/avax",
+    }
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise NodeError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+    sock.listen(512)
+    sock.setblocking(False)
+    return sock

@@ -1,0 +1,115 @@
+"""Key-value backends: LevelDB (plyvel) for nodes, a sorted in-memory twin for unit tests.
+
+Both expose the same small interface: point reads, ordered prefix iteration and an atomic
+commit of a dict of puts/deletes (None = delete).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Protocol
+
+import plyvel
+
+
+class KVBackend(Protocol):
+    def get(self, key: bytes) -> bytes | None: ...
+
+    def iterate(
+        self, prefix: bytes, start: bytes | None = None, reverse: bool = False
+    ) -> Iterator[tuple[bytes, bytes]]: ...
+
+    def commit(self, changes: Mapping[bytes, bytes | None]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class LevelDBBackend:
+    def __init__(self, path: str | Path) -> None:
+        Path(path).mkdir(parents=True, exist_ok=True)
+        self._db = plyvel.DB(str(path), create_if_missing=True)
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._db.get(key)
+
+    def iterate(
+        self, prefix: bytes, start: bytes | None = None, reverse: bool = False
+    ) -> Iterator[tuple[bytes, bytes]]:
+        if start is None:
+            yield from self._db.iterator(prefix=prefix, reverse=reverse)
+            return
+        if reverse:
+            it = self._db.iterator(start=prefix, stop=start + b"\x00", reverse=True)
+        else:
+            it = self._db.iterator(start=start, stop=_prefix_end(prefix))
+        for k, v in it:
+            if k.startswith(prefix):
+                yield k, v
+
+    def commit(self, changes: Mapping[bytes, bytes | None]) -> None:
+        # One LevelDB write batch: a crash leaves either all of it or none of it.
+        with self._db.write_batch(transaction=True) as wb:
+            for k, v in changes.items():
+                if v is None:
+                    wb.delete(k)
+                else:
+                    wb.put(k, v)
+
+    def close(self) -> None:
+        if not self._db.closed:
+            self._db.close()
+
+
+class MemoryBackend:
+    """Sorted dict with the LevelDB interface, for unit tests and throwaway nodes."""
+
+    def __init__(self) -> None:
+        self._data: dict[bytes, bytes] = {}
+        self._keys: list[bytes] = []
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._data.get(key)
+
+    def iterate(
+        self, prefix: bytes, start: bytes | None = None, reverse: bool = False
+    ) -> Iterator[tuple[bytes, bytes]]:
+        keys = self._keys
+        if reverse:
+            hi = bisect.bisect_right(keys, start) if start is not None else bisect.bisect_left(keys, _prefix_end(prefix) or b"\xff" * 64)
+            lo = bisect.bisect_left(keys, prefix)
+            selected = keys[lo:hi][::-1]
+        else:
+            lo = bisect.bisect_left(keys, max(prefix, start) if start is not None else prefix)
+            end = _prefix_end(prefix)
+            hi = bisect.bisect_left(keys, end) if end is not None else len(keys)
+            selected = keys[lo:hi]
+        for k in selected:
+            if k.startswith(prefix):
+                yield k, self._data[k]
+
+    def commit(self, changes: Mapping[bytes, bytes | None]) -> None:
+        for k, v in changes.items():
+            if v is None:
+                if k in self._data:
+                    del self._data[k]
+                    self._keys.pop(bisect.bisect_left(self._keys, k))
+            else:
+                if k not in self._data:
+                    bisect.insort(self._keys, k)
+                self._data[k] = v
+
+    def close(self) -> None:
+        pass
+
+
+def _prefix_end(prefix: bytes) -> bytes | None:
+    """Smallest key greater than every key starting with prefix (None: no such key)."""
+    p = bytearray(prefix)
+    while p:
+        if p[-1] != 0xFF:
+            p[-1] += 1
+            return bytes(p)
+        p.pop()
+    return None

@@ -1,0 +1,171 @@
+"""The node's one database: namespaced keys, msgpack values, atomic batches with undo records.
+
+Every accepted block (on any chain) commits one `Batch`. The commit writes, in the same LevelDB
+write batch, an undo record holding the previous value of every key it touches. A node-wide
+snapshot is just the current commit sequence number; reverting to it replays the undo records
+backwards in one more atomic batch. That gives snapshot/revert across P, X and C together
+without any chain knowing about it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from .kv import KVBackend, LevelDBBackend, MemoryBackend
+
+SCHEMA_VERSION = 1
+
+# Node-level namespaces. Chains use their own prefix (see `chain_prefix`).
+META = b"meta/"
+UNDO = b"undo/"
+_SCHEMA_KEY = META + b"schema"
+_SEQ_KEY = META + b"commit-seq"
+
+
+class StoreError(RuntimeError):
+    pass
+
+
+def pack(value: Any) -> bytes:
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False, strict_map_key=False)
+
+
+def chain_prefix(name: str) -> bytes:
+    """Key prefix of a chain's namespace, e.g. b"X/" or b"C/"."""
+    return name.encode() + b"/"
+
+
+class Batch:
+    """Pending writes; reads through it see its own writes first."""
+
+    __slots__ = ("_store", "changes")
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.changes: dict[bytes, bytes | None] = {}
+
+    def get(self, key: bytes) -> bytes | None:
+        if key in self.changes:
+            return self.changes[key]
+        return self._store.get(key)
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self.changes[key] = value
+
+    def delete(self, key: bytes) -> None:
+        self.changes[key] = None
+
+    def put_obj(self, key: bytes, value: Any) -> None:
+        self.changes[key] = pack(value)
+
+    def get_obj(self, key: bytes) -> Any:
+        raw = self.get(key)
+        return None if raw is None else unpack(raw)
+
+    def iterate(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]:
+        """Committed keys merged with this batch's pending writes, in key order."""
+        pending = sorted((k, v) for k, v in self.changes.items() if k.startswith(prefix))
+        committed = self._store.iterate(prefix)
+        pi = 0
+        for k, v in committed:
+            while pi < len(pending) and pending[pi][0] < k:
+                if pending[pi][1] is not None:
+                    yield pending[pi]  # type: ignore[misc]
+                pi += 1
+            if pi < len(pending) and pending[pi][0] == k:
+                if pending[pi][1] is not None:
+                    yield pending[pi]  # type: ignore[misc]
+                pi += 1
+                continue
+            yield k, v
+        for k, v in pending[pi:]:
+            if v is not None:
+                yield k, v
+
+    def merge(self, other: Batch) -> None:
+        self.changes.update(other.changes)
+
+    def commit(self) -> int:
+        return self._store.commit(self)
+
+
+class Store:
+    def __init__(self, backend: KVBackend) -> None:
+        self._kv = backend
+        schema = backend.get(_SCHEMA_KEY)
+        if schema is None:
+            backend.commit({_SCHEMA_KEY: pack(SCHEMA_VERSION), _SEQ_KEY: pack(0)})
+        elif unpack(schema) != SCHEMA_VERSION:
+            raise StoreError(f"database schema {unpack(schema)} is not {SCHEMA_VERSION}; use a new --data-dir")
+        self._seq: int = unpack(backend.get(_SEQ_KEY))  # type: ignore[arg-type]
+        self._subscribers: list = []
+
+    @classmethod
+    def open(cls, path: str | Path) -> Store:
+        return cls(LevelDBBackend(path))
+
+    @classmethod
+    def memory(cls) -> Store:
+        return cls(MemoryBackend())
+
+    @property
+    def seq(self) -> int:
+        """Number of batches committed so far: the node-wide snapshot handle."""
+        return self._seq
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._kv.get(key)
+
+    def get_obj(self, key: bytes) -> Any:
+        raw = self._kv.get(key)
+        return None if raw is None else unpack(raw)
+
+    def iterate(
+        self, prefix: bytes, start: bytes | None = None, reverse: bool = False
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self._kv.iterate(prefix, start, reverse)
+
+    def batch(self) -> Batch:
+        return Batch(self)
+
+    def commit(self, batch: Batch) -> int:
+        """Write the batch plus its undo record atomically; returns the new sequence number."""
+        if not batch.changes:
+            return self._seq
+        seq = self._seq + 1
+        undo = [(k, self._kv.get(k)) for k in batch.changes]
+        changes = dict(batch.changes)
+        changes[UNDO + seq.to_bytes(8, "big")] = pack(undo)
+        changes[_SEQ_KEY] = pack(seq)
+        self._kv.commit(changes)
+        self._seq = seq
+        batch.changes = {}
+        return seq
+
+    def revert_to(self, seq: int) -> None:
+        """Undo every batch committed after `seq`, atomically."""
+        if seq < 0 or seq > self._seq:
+            raise StoreError(f"cannot revert to commit {seq}: current commit is {self._seq}")
+        restored: dict[bytes, bytes | None] = {}
+        for s in range(self._seq, seq, -1):
+            ukey = UNDO + s.to_bytes(8, "big")
+            record = self._kv.get(ukey)
+            if record is None:
+                raise StoreError(f"undo record {s} is missing")
+            for k, old in unpack(record):
+                restored[k] = old  # oldest write wins: later iterations overwrite
+            restored[ukey] = None
+        restored[_SEQ_KEY] = pack(seq)
+        self._kv.commit(restored)
+        self._seq = seq
+
+    def close(self) -> None:
+        self._kv.close()

@@ -1,0 +1,72 @@
+"""Shared memory: UTXOs exported by one chain, waiting to be imported by another.
+
+An ExportTx accepted on chain S puts its exported UTXOs into the shared memory of the
+destination chain D, in the same write batch as S's block. An ImportTx on D removes them, in
+the same write batch as D's block. Keys (all under `atomic/`):
+
+    atomic/<D 32 B><S 32 B>u<utxoID 32 B>            -> UTXO bytes (node-api.md §4.2 encoding)
+    atomic/<D 32 B><S 32 B>a<address 20 B><utxoID>   -> b""   (address index, one per owner)
+
+A UTXO can be read with a `Batch` (pending block) or the `Store` (committed state); both have
+`get` and `iterate`, so verification sees what the block being built already did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+PREFIX = b"atomic/"
+
+
+class Reader(Protocol):
+    def get(self, key: bytes) -> bytes | None: ...
+
+    def iterate(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]: ...
+
+
+class Writer(Protocol):
+    def put(self, key: bytes, value: bytes) -> None: ...
+
+    def delete(self, key: bytes) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AtomicUTXO:
+    utxo_id: bytes
+    utxo_bytes: bytes
+    addresses: tuple[bytes, ...]
+
+
+def _pair(dest: bytes, source: bytes) -> bytes:
+    return PREFIX + dest + source
+
+
+def put_utxo(w: Writer, dest: bytes, source: bytes, utxo: AtomicUTXO) -> None:
+    base = _pair(dest, source)
+    w.put(base + b"u" + utxo.utxo_id, utxo.utxo_bytes)
+    for addr in utxo.addresses:
+        w.put(base + b"a" + addr + utxo.utxo_id, b"")
+
+
+def get_utxo(r: Reader, dest: bytes, source: bytes, utxo_id: bytes) -> bytes | None:
+    return r.get(_pair(dest, source) + b"u" + utxo_id)
+
+
+def remove_utxo(w: Writer, dest: bytes, source: bytes, utxo_id: bytes, addresses: Iterable[bytes]) -> None:
+    base = _pair(dest, source)
+    w.delete(base + b"u" + utxo_id)
+    for addr in addresses:
+        w.delete(base + b"a" + addr + utxo_id)
+
+
+def utxo_ids_by_address(
+    r: Reader, dest: bytes, source: bytes, address: bytes, after: bytes | None = None
+) -> Iterator[bytes]:
+    """UTXO IDs owned (in part) by `address`, ascending, strictly after `after` if given."""
+    prefix = _pair(dest, source) + b"a" + address
+    for key, _ in r.iterate(prefix):
+        utxo_id = key[len(prefix):]
+        if after is None or utxo_id > after:
+            yield utxo_id

@@ -1,0 +1,53 @@
+"""What every chain gives the node: identity, aliases and its HTTP endpoints.
+
+A chain is built from a `ChainContext` (store, clock, genesis, config, the other chains) and
+returns its endpoints by sub-path: "" for /ext/bc/<chain>, "/rpc", "/ws", "/avax", "/admin".
+An endpoint is a `GorillaService`, an `EthService` (HTTP; /ws is served from the same service)
+or a plain aiohttp handler for anything else.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ..clock import Clock
+    from ..config import NodeConfig
+    from ..genesis import Genesis
+    from ..store import Store
+
+
+@dataclass(slots=True)
+class ChainContext:
+    config: NodeConfig
+    genesis: Genesis
+    store: Store
+    clock: Clock
+    chain_id: bytes
+    # Other chains by ID, filled as the node builds them (for shared memory, Warp, L1 starts).
+    chains: dict[bytes, Chain] = field(default_factory=dict)
+    # The P-Chain genesis timestamp (unix seconds), fixed when the data dir was created.
+    genesis_time: int = 0
+
+    @property
+    def network_id(self) -> int:
+        return self.config.network_id
+
+    def logger(self, name: str) -> logging.Logger:
+        return logging.getLogger(f"simnode.{name}")
+
+
+class Chain(Protocol):
+    chain_id: bytes
+    subnet_id: bytes
+    name: str
+    vm_id: bytes
+    default_aliases: tuple[str, ...]
+
+    def endpoints(self) -> dict[str, Any]: ...
+
+    def is_bootstrapped(self) -> bool: ...
+
+    def close(self) -> None: ...

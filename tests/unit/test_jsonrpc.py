@@ -1,0 +1,110 @@
+import asyncio
+
+import orjson
+import pytest
+
+from simnode.api.jsonrpc import UNMARSHAL_ERROR, EthService, GorillaService, RPCError
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def gorilla():
+    def echo(params):
+        return {"got": params}
+
+    def fail(_):
+        raise RPCError("boom <tag> & more")
+
+    def empty(_):
+        return None
+
+    return GorillaService({"test": {"echo": echo, "fail": fail, "empty": empty}})
+
+
+def call(svc, body, method="POST", ctype="application/json"):
+    return run(svc.handle(method, ctype, body if isinstance(body, bytes) else body.encode()))
+
+
+def test_gorilla_success_key_order_trailing_newline_and_raw_id():
+    r = call(gorilla(), '{"jsonrpc":"2.0","id":1.0,"method":"test.echo","params":{"a":1}}')
+    assert r.status == 200
+    assert r.body == b'{"jsonrpc":"2.0","result":{"got":{"a":1}},"id":1.0}\n'
+
+
+def test_gorilla_params_array_of_object_and_absent():
+    r = call(gorilla(), '{"jsonrpc":"2.0","id":"x","method":"test.echo","params":[{"a":2},5]}')
+    assert orjson.loads(r.body)["result"] == {"got": {"a": 2}}
+    r = call(gorilla(), '{"jsonrpc":"2.0","id":3,"method":"test.echo"}')
+    assert orjson.loads(r.body)["result"] == {"got": {}}
+    r = call(gorilla(), '{"jsonrpc":"2.0","id":3,"method":"test.echo","params":[1]}')
+    assert orjson.loads(r.body)["error"] == {"code": -32000, "message": UNMARSHAL_ERROR, "data": None}
+
+
+def test_gorilla_errors_escape_html_and_carry_null_data():
+    r = call(gorilla(), '{"jsonrpc":"2.0","id":7,"method":"test.fail"}')
+    assert r.body == (b'{"jsonrpc":"2.0","error":{"code":-32000,"message":"boom \\u003ctag\\u003e \\u0026 more",'
+                      b'"data":null},"id":7}\n')
+    assert call(gorilla(), '{"jsonrpc":"2.0","id":7,"method":"test.empty"}').body.startswith(b'{"jsonrpc":"2.0","result":{}')
+
+
+@pytest.mark.parametrize("method,message", [
+    ("test.Echo", "method must start with a non-uppercase letter"),
+    ("echo", 'rpc: service/method request ill-formed: "echo"'),
+    ("nope.getHeight", 'rpc: can\'t find service "nope.GetHeight"'),
+    ("test.fooBar", 'rpc: can\'t find method "test.FooBar"'),
+])
+def test_gorilla_method_lookup_errors(method, message):
+    r = call(gorilla(), orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": method}))
+    assert orjson.loads(r.body)["error"] == {"code": -32000, "message": message, "data": None}
+
+
+def test_gorilla_batch_is_a_parse_error_and_notifications_are_silent():
+    r = call(gorilla(), '[{"jsonrpc":"2.0","id":1,"method":"test.echo"}]')
+    err = orjson.loads(r.body)
+    assert err["error"]["code"] == -32700
+    assert "cannot unmarshal array" in err["error"]["message"]
+    assert err["id"] is None
+    assert call(gorilla(), '{"jsonrpc":"2.0","method":"test.echo"}').body == b""
+    assert call(gorilla(), '{"jsonrpc":"2.0","id":null,"method":"test.fail"}').body == b""
+    assert orjson.loads(call(gorilla(), '{"jsonrpc":"1.0","id":1,"method":"test.echo"}').body)["error"]["code"] == -32600
+
+
+def test_gorilla_http_method_and_content_type():
+    r = call(gorilla(), "", method="GET")
+    assert (r.status, r.body) == (405, b"rpc: POST method required, received GET")
+    r = call(gorilla(), "{}", ctype="text/plain")
+    assert (r.status, r.body) == (415, b"rpc: unrecognized Content-Type: text/plain")
+    assert call(gorilla(), '{"jsonrpc":"2.0","id":1,"method":"test.echo"}',
+                ctype="application/json; charset=UTF-8").status == 200
+
+
+def eth():
+    svc = EthService(batch_limit=3)
+    svc.register("eth_add", lambda a, b=0: a + b, 1, 2)
+    svc.register("eth_fail", lambda: (_ for _ in ()).throw(RPCError("execution reverted: no", 3, "0x08c379a0")))
+    return svc
+
+
+def eth_call(body):
+    out = run(eth().handle_body(body.encode()))
+    return None if out is None else orjson.loads(out)
+
+
+def test_eth_single_and_batch():
+    assert eth_call('{"jsonrpc":"2.0","id":1,"method":"eth_add","params":[1,2]}') == {"jsonrpc": "2.0", "id": 1, "result": 3}
+    out = eth_call('[{"jsonrpc":"2.0","id":1,"method":"eth_add","params":[1]},{"jsonrpc":"2.0","id":2,"method":"x"}]')
+    assert out[0]["result"] == 1
+    assert out[1]["error"] == {"code": -32601, "message": "the method x does not exist/is not available"}
+    assert eth_call("[]")["error"] == {"code": -32600, "message": "empty batch"}
+    assert eth_call("[" + ",".join(['{"jsonrpc":"2.0","id":1,"method":"eth_add","params":[1]}'] * 4) + "]")["error"]["message"] == "batch too large"
+
+
+def test_eth_param_and_parse_errors():
+    assert eth_call("{")["error"] == {"code": -32700, "message": "parse error"}
+    assert eth_call('{"jsonrpc":"2.0","id":1,"method":"eth_add","params":{"a":1}}')["error"] == {"code": -32602, "message": "non-array args"}
+    assert eth_call('{"jsonrpc":"2.0","id":1,"method":"eth_add","params":[1,2,3]}')["error"]["message"] == "too many arguments, want at most 2"
+    assert eth_call('{"jsonrpc":"2.0","id":1,"method":"eth_add","params":[]}')["error"]["message"] == "missing value for required argument 0"
+    assert eth_call('{"jsonrpc":"2.0","id":9,"method":"eth_fail"}')["error"] == {"code": 3, "message": "execution reverted: no", "data": "0x08c379a0"}
+    assert eth_call('{"jsonrpc":"2.0","method":"eth_add","params":[1]}') is None
