@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from .config import LOG_LEVELS, NodeConfig
-from .node import Node, NodeError, node_urls
+from .errors import NodeError
+from .node import Node, node_urls
 
 
 def _positive_port(text: str) -> int:

@@ -18,10 +18,12 @@ from aiohttp import web
 from . import logs
 from .api import admin as admin_api
 from .api import info as info_api
+from .api import simnode as simnode_api
 from .api.health import health_endpoints
 from .api.server import build_app, disabled_endpoint
 from .clock import Clock, VirtualClock, WallClock
 from .config import DEFAULT_VIRTUAL_START_MS, NodeConfig
+from .errors import NodeError
 from .crypto import bls
 from .formats.ids import id_to_str, node_id_to_str
 from .genesis import Genesis, build_genesis, load_genesis, load_network_genesis, rebased_start_time
@@ -35,10 +37,6 @@ _GENESIS_TIME_KEY = META + b"genesis-time"
 
 # /ext/<alias> -> /ext/<target>, as AvalancheGo registers them for the primary chains.
 DEFAULT_ENDPOINT_ALIASES = {"X": "bc/X", "avm": "bc/X", "P": "bc/P", "platform": "bc/P"}
-
-
-class NodeError(RuntimeError):
-    pass
 
 
 class Node:
@@ -62,6 +60,8 @@ class Node:
         self.endpoint_aliases: dict[str, str] = dict(DEFAULT_ENDPOINT_ALIASES)
         self.node_endpoints: dict[str, Any] = {}
         self.genesis_time: int = 0
+        self._snapshots: dict[int, int] = {}  # snapshot id -> store commit sequence
+        self._next_snapshot = 1
         # The node is the first genesis staker, so its ID matches a validator of the local net.
         staker_ids = [s.node_id for s in self.genesis.config.initial_stakers]
         self.node_id: bytes = staker_ids[0] if staker_ids else bytes(20)
@@ -122,6 +122,32 @@ class Node:
             raise NodeError(f"alias {alias} is already in use")
         self.endpoint_aliases[alias] = target
 
+    # ----------------------------------------------------------------------------- whole-node controls
+
+    def snapshot(self) -> int:
+        """Remember the current state of every chain; returns the snapshot's ID."""
+        assert self.store is not None
+        sid = self._next_snapshot
+        self._next_snapshot += 1
+        self._snapshots[sid] = self.store.seq
+        return sid
+
+    def revert(self, snapshot_id: int) -> None:
+        """Restore every chain to a snapshot; it and every later snapshot are consumed."""
+        assert self.store is not None
+        seq = self._snapshots.get(snapshot_id)
+        if seq is None:
+            raise NodeError(f"unknown snapshot {snapshot_id}")
+        self.store.revert_to(seq)
+        self._snapshots = {k: v for k, v in self._snapshots.items() if k < snapshot_id and v <= seq}
+        for chain in self.chains.values():
+            chain.reload()
+        self.wake_clock()
+
+    def mine(self, blocks: int) -> dict[str, int]:
+        """Build blocks now on every chain; returns the count per chain alias."""
+        return {(c.default_aliases or (c.name,))[0]: c.mine(blocks) for c in self.chains.values()}
+
     # ----------------------------------------------------------------------------- lifecycle
 
     def _open_store(self) -> None:
@@ -166,6 +192,7 @@ class Node:
             admin_api.build_service(self) if self.config.api_admin_enabled
             else disabled_endpoint("admin API", "--api-admin-enabled")
         )
+        self.node_endpoints["simnode"] = simnode_api.build_service(self)
         self.node_endpoints.update(health_endpoints(self))
 
     async def start(self) -> None:

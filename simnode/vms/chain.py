@@ -50,4 +50,15 @@ class Chain(Protocol):
 
     def is_bootstrapped(self) -> bool: ...
 
+    def reload(self) -> None:
+        """Re-read all state from the store after a node-wide revert (drop caches, mempool,
+        reschedule timed events; events scheduled before the revert may still fire and must
+        be ignored if the state no longer calls for them)."""
+        ...
+
+    def mine(self, blocks: int) -> int:
+        """Build up to `blocks` blocks now (empty ones where the chain allows it, as the
+        C-Chain does); returns how many were built."""
+        ...
+
     def close(self) -> None: ...

@@ -29,6 +29,12 @@ class PendingChain:
     def is_bootstrapped(self) -> bool:
         return True
 
+    def reload(self) -> None:
+        pass
+
+    def mine(self, blocks: int) -> int:
+        return 0
+
     def close(self) -> None:
         pass
 

@@ -12,7 +12,8 @@ import pytest
 
 from simnode.config import NodeConfig
 from simnode.crypto import bls
-from simnode.node import Node, NodeError
+from simnode.errors import NodeError
+from simnode.node import Node
 
 from .rpc import RPCFailure, call, post
 
@@ -206,3 +207,32 @@ def test_cli_prints_ready_line_and_stops_on_sigterm(tmp_path):
         while proc.poll() is None and time.time() < deadline:
             time.sleep(0.05)
     assert proc.returncode == 0
+
+
+def test_whole_node_time_and_snapshots():
+    config = NodeConfig(http_port=0, ephemeral=True, clock_mode="virtual", start_time_ms=1_800_000_000_000)
+    with Node.start_in_thread(config) as n:
+        url = n.url + "/ext/simnode"
+        assert call(url, "simnode.getTime")["timestamp"] == "1800000000"
+        assert call(url, "simnode.advanceTime", {"seconds": "90"})["timestamp"] == "1800000090"
+        assert call(url, "simnode.setTime", {"timestamp": 1800003600})["time"] == "2027-01-15T09:00:00Z"
+        with pytest.raises(RPCFailure, match="cannot move time backwards"):
+            call(url, "simnode.setTime", {"timestamp": 1800000000})
+        store = n.node.store
+        first = call(url, "simnode.snapshot")["id"]
+
+        def write(value):
+            b = store.batch()
+            b.put_obj(b"X/probe", value)
+            b.commit()
+
+        n.call(write, 1)
+        second = call(url, "simnode.snapshot")["id"]
+        n.call(write, 2)
+        assert call(url, "simnode.revert", {"id": second}) == {"reverted": True}
+        assert store.get_obj(b"X/probe") == 1
+        assert call(url, "simnode.revert", {"id": first}) == {"reverted": True}
+        assert store.get_obj(b"X/probe") is None
+        with pytest.raises(RPCFailure, match="unknown snapshot"):
+            call(url, "simnode.revert", {"id": second})
+        assert "blocks" in call(url, "simnode.mine", {"blocks": 2})

@@ -1,0 +1,81 @@
+"""`/ext/simnode`: whole-node time travel and snapshots (gorilla envelope, `simnode.*`).
+
+* `simnode.advanceTime {seconds}` / `simnode.setTime {timestamp}` move the node's one clock, so
+  every chain sees the same time and every event due on the way fires in order.
+* `simnode.snapshot {}` → `{id}`; `simnode.revert {id}` restores P, X and C together from the
+  store's undo records. A revert consumes its snapshot and every snapshot taken after it.
+* `simnode.mine {blocks?}` builds blocks now on every chain that has something to build (the
+  C-Chain builds empty blocks too).
+* `simnode.getTime {}` → the node's time.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..clock import ClockError
+from ..errors import NodeError
+from ..formats.errors import FormatError
+from ..formats.jsonnum import format_rfc3339, parse_uint
+from .jsonrpc import GorillaService, RPCError
+
+if TYPE_CHECKING:
+    from ..node import Node
+
+MAX_MINE = 100_000
+
+
+def _uint(params: dict[str, Any], key: str, default: int | None = None) -> int:
+    if params.get(key) is None:
+        if default is None:
+            raise RPCError(f"argument '{key}' not given")
+        return default
+    try:
+        return parse_uint(params[key])
+    except FormatError as exc:
+        raise RPCError(f"invalid '{key}': {exc}") from exc
+
+
+def _time(node: Node) -> dict[str, Any]:
+    ms = node.clock.now_ms()
+    return {"timestamp": str(ms // 1000), "timestampMilliseconds": str(ms), "time": format_rfc3339(ms // 1000)}
+
+
+def build_service(node: Node) -> GorillaService:
+    def get_time(_: dict[str, Any]) -> dict[str, Any]:
+        return _time(node)
+
+    def advance_time(params: dict[str, Any]) -> dict[str, Any]:
+        node.clock.advance(_uint(params, "seconds"))
+        node.wake_clock()
+        return _time(node)
+
+    def set_time(params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            node.clock.set_ms(_uint(params, "timestamp") * 1000)
+        except ClockError as exc:
+            raise RPCError(str(exc)) from exc
+        node.wake_clock()
+        return _time(node)
+
+    def snapshot(_: dict[str, Any]) -> dict[str, Any]:
+        return {"id": str(node.snapshot())}
+
+    def revert(params: dict[str, Any]) -> dict[str, Any]:
+        try:
+            node.revert(_uint(params, "id"))
+        except NodeError as exc:
+            raise RPCError(str(exc)) from exc
+        return {"reverted": True}
+
+    def mine(params: dict[str, Any]) -> dict[str, Any]:
+        blocks = _uint(params, "blocks", 1)
+        if blocks > MAX_MINE:
+            raise RPCError(f"blocks must be at most {MAX_MINE}")
+        built = {name: count for name, count in node.mine(blocks).items()}
+        return {"blocks": {k: str(v) for k, v in built.items()}}
+
+    return GorillaService({"simnode": {
+        "getTime": get_time, "advanceTime": advance_time, "setTime": set_time,
+        "snapshot": snapshot, "revert": revert, "mine": mine,
+    }})
