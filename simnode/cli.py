@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .config import LOG_LEVELS, NodeConfig
 from .errors import NodeError
+from .genesis import GenesisError
 from .node import Node, node_urls
 
 
@@ -42,6 +43,24 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--block-time", type=float, default=0.0,
                      help="C-Chain: mine every N seconds (default 0 = a block as soon as a tx arrives)")
     run.add_argument("--log-level", type=_level, default="INFO", help="OFF|FATAL|ERROR|WARN|INFO|TRACE|DEBUG|VERBO")
+    run.add_argument("--scenario", type=Path, default=None,
+                     help="preload a scenario file (its [network] seed, start time and block time apply)")
+    run.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
+                     help="override a scenario [vars] entry (repeatable)")
+    replay = sub.add_parser("replay", help="run a scenario on a virtual clock as fast as possible")
+    replay.add_argument("file", type=Path, help="the scenario (TOML)")
+    replay.add_argument("--check", type=Path, default=None, metavar="GOLDEN",
+                        help="compare the run with a golden trace; report the first divergence")
+    replay.add_argument("--record", type=Path, default=None, metavar="GOLDEN", help="write the run's golden trace")
+    replay.add_argument("--serve", action="store_true", help="keep the node up afterwards (until Ctrl-C)")
+    replay.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a scenario [vars] entry (repeatable)")
+    replay.add_argument("--data-dir", type=Path, default=None, help="keep the database here (default: ephemeral)")
+    replay.add_argument("--http-host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    replay.add_argument("--http-port", type=_positive_port, default=0, help="port (default 0 = a free port)")
+    replay.add_argument("--transport", choices=("inprocess", "http"), default="inprocess",
+                        help="drive the node in-process (default; same handlers, no socket) or over HTTP")
+    replay.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
     return parser
 
 
@@ -76,13 +95,98 @@ async def serve(config: NodeConfig) -> None:
         await node.stop()
 
 
+def _vars(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise SystemExit(f"simnode: --var takes NAME=VALUE, got {item!r}")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _wait_for_signal() -> None:
+    import threading
+
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    while not stop.wait(0.5):
+        pass
+
+
+def run_scenario_devnet(args: argparse.Namespace) -> int:
+    """`simnode run --scenario FILE`: a wall-clock devnet with the scenario run into it first."""
+    from .scenario import ScenarioError, load_scenario, run_on
+
+    try:
+        scenario = load_scenario(args.scenario, vars=_vars(args.var))
+    except ScenarioError as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    config = config_from_args(args)
+    net = scenario.network
+    config = config.with_(
+        seed=net.get("seed", config.seed), block_time=net.get("block_time", config.block_time),
+        network_id=net.get("network_id", config.network_id), start_time_ms=net.get("start_time"),
+        genesis_file=(scenario.base_dir / net["genesis"]) if "genesis" in net else config.genesis_file)
+    try:
+        handle = Node.start_in_thread(config)
+    except (NodeError, GenesisError) as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    with handle:
+        try:
+            result = run_on(handle, scenario, progress=None, out=sys.stdout)
+        except ScenarioError as exc:
+            print(f"simnode: {args.scenario}: {exc}", file=sys.stderr)
+            return 1
+        print(f"scenario {scenario.name or args.scenario.name}: {result.stats.summary()}", file=sys.stderr)
+        print(ready_line(handle.node), flush=True)
+        _wait_for_signal()
+    return 0
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    from .scenario import ScenarioError, replay
+
+    def serve(handle: object) -> None:
+        print(ready_line(handle.node), flush=True)  # type: ignore[attr-defined]
+        _wait_for_signal()
+
+    try:
+        result = replay(args.file, vars=_vars(args.var), check=args.check, record=args.record,
+                        data_dir=args.data_dir, progress=None if not args.quiet else False,
+                        out=None if args.quiet else sys.stdout, transport=args.transport,
+                        serve=serve if args.serve else None, http_port=args.http_port,
+                        http_host=args.http_host)
+    except ScenarioError as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    except (NodeError, GenesisError) as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        s = result.stats
+        print(f"replayed {result.scenario.name or args.file.name}: {s.summary()}", file=sys.stderr)
+        if args.record:
+            print(f"golden trace written to {args.record}", file=sys.stderr)
+        if args.check:
+            print(f"matches the golden trace {args.check}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "replay":
+        return replay_command(args)
+    if args.command == "run" and args.scenario is not None:
+        return run_scenario_devnet(args)
     if args.command == "run":
         try:
             import uvloop
             uvloop.run(serve(config_from_args(args)))
-        except NodeError as exc:
+        except (NodeError, GenesisError) as exc:
             print(f"simnode: {exc}", file=sys.stderr)
             return 1
         return 0

@@ -5,9 +5,11 @@ serves HTTP, and offers the in-process Python API (`Node.start_in_thread`, async
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import shutil
 import socket
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -29,7 +31,7 @@ from .formats.ids import id_to_str, node_id_to_str
 from .genesis import Genesis, build_genesis, load_genesis, load_network_genesis, rebased_start_time
 from .store import META, Store
 from .vms.chain import Chain, ChainContext
-from .vms.primary import build_primary_chains
+from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 
 log = logging.getLogger("simnode")
 
@@ -60,6 +62,7 @@ class Node:
         self.endpoint_aliases: dict[str, str] = dict(DEFAULT_ENDPOINT_ALIASES)
         self.node_endpoints: dict[str, Any] = {}
         self.genesis_time: int = 0
+        self._deferred: list[DeferredChain] = []
         self._snapshots: dict[int, int] = {}  # snapshot id -> store commit sequence
         self._next_snapshot = 1
         # The node is the first genesis staker, so its ID matches a validator of the local net.
@@ -177,9 +180,25 @@ class Node:
             self.genesis = build_genesis(self.genesis.config, self.genesis_time)
 
     def _build_chains(self) -> None:
-        assert self.store is not None
-        for chain in build_primary_chains(self._context):
-            self.register_chain(chain)
+        for item in build_primary_chains(self._context):
+            if isinstance(item, DeferredChain):
+                self._deferred.append(item)
+                self.register_chain(BootstrappingChain(item))
+            else:
+                self.register_chain(item)
+
+    async def _build_deferred_chains(self) -> None:
+        loop = asyncio.get_running_loop()
+        # While the import thread runs, hand the GIL back to the serving loop often.
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(0.0005)
+        try:
+            while self._deferred:
+                spec = self._deferred.pop(0)
+                module = await loop.run_in_executor(None, importlib.import_module, spec.module)
+                self.chains[spec.chain_id] = getattr(module, spec.factory)(self._context(spec.chain_id))
+        finally:
+            sys.setswitchinterval(interval)
 
     def _context(self, chain_id: bytes) -> ChainContext:
         assert self.store is not None
@@ -196,7 +215,8 @@ class Node:
         self.node_endpoints.update(health_endpoints(self))
 
     async def start(self) -> None:
-        """Open everything and serve; returns once the port answers."""
+        """Open everything and serve; returns once every chain is bootstrapped (the port
+        answers before that: chains still loading reply 503, as AvalancheGo's do)."""
         logs.configure(self.config.log_level)
         self._open_store()
         try:
@@ -209,6 +229,7 @@ class Node:
             self.port = sock.getsockname()[1]
             site = web.SockSite(self._runner, sock)
             await site.start()
+            await self._build_deferred_chains()
         except BaseException:
             await self.stop()
             raise
@@ -238,6 +259,10 @@ class Node:
     async def stop(self) -> None:
         if self._clock_task is not None:
             self._clock_task.cancel()
+            try:
+                await self._clock_task
+            except asyncio.CancelledError:
+                pass
             self._clock_task = None
         if self._runner is not None:
             await self._runner.cleanup()

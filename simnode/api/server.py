@@ -84,8 +84,14 @@ class Router:
             chain = node.chain_by_alias(chain_ref)
             if chain is None:
                 return None
+            if not chain.is_bootstrapped():
+                return _not_bootstrapped
             return node.chain_endpoints(chain).get("/" + sub if sub else "")
         return None
+
+
+async def _not_bootstrapped(_: web.Request) -> web.Response:
+    return _text(503, "API call rejected because chain is not done bootstrapping\n")
 
 
 @web.middleware

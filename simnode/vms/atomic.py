@@ -66,7 +66,10 @@ def utxo_ids_by_address(
 ) -> Iterator[bytes]:
     """UTXO IDs owned (in part) by `address`, ascending, strictly after `after` if given."""
     prefix = _pair(dest, source) + b"a" + address
-    for key, _ in r.iterate(prefix):
+    from ..store import Store  # a Store seeks straight to `after` (O(page)); a Batch merges and filters
+
+    keys = r.iterate(prefix, prefix + after) if after is not None and isinstance(r, Store) else r.iterate(prefix)
+    for key, _ in keys:
         utxo_id = key[len(prefix):]
         if after is None or utxo_id > after:
             yield utxo_id

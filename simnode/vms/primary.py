@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..api.jsonrpc import EthService, GorillaService
-from ..formats.ids import AVM_VM_ID, EVM_VM_ID, PLATFORM_VM_ID, ZERO_ID
+from ..formats.ids import EVM_VM_ID, PLATFORM_VM_ID, ZERO_ID
+from .avm.vm import XChainVM
 from .chain import Chain, ChainContext
 
 
@@ -39,11 +40,63 @@ class PendingChain:
         pass
 
 
-def build_primary_chains(context: Callable[[bytes], ChainContext]) -> list[Chain]:
+@dataclass(frozen=True, slots=True)
+class DeferredChain:
+    """A chain whose VM is slow to import (py-evm takes ~0.6 s): the node serves HTTP first,
+    answers 503 "not done bootstrapping" for it meanwhile (as AvalancheGo does), imports
+    `module` on a worker thread and then builds it with `module.<factory>(context)`."""
+
+    chain_id: bytes
+    name: str
+    vm_id: bytes
+    default_aliases: tuple[str, ...]
+    module: str
+    factory: str
+
+
+@dataclass(slots=True)
+class BootstrappingChain:
+    """Stands in for a DeferredChain until it is built: known IDs and aliases, not bootstrapped."""
+
+    spec: DeferredChain
+    subnet_id: bytes = ZERO_ID
+
+    @property
+    def chain_id(self) -> bytes:
+        return self.spec.chain_id
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def vm_id(self) -> bytes:
+        return self.spec.vm_id
+
+    @property
+    def default_aliases(self) -> tuple[str, ...]:
+        return self.spec.default_aliases
+
+    def endpoints(self) -> dict[str, Any]:
+        return {}
+
+    def is_bootstrapped(self) -> bool:
+        return False
+
+    def reload(self) -> None:
+        pass
+
+    def mine(self, blocks: int) -> int:
+        return 0
+
+    def close(self) -> None:
+        pass
+
+
+def build_primary_chains(context: Callable[[bytes], ChainContext]) -> list[Chain | DeferredChain]:
     g = context(ZERO_ID).genesis
     p = PendingChain(ZERO_ID, "P-Chain", PLATFORM_VM_ID, ("P", "platform"), _endpoints={"": GorillaService()})
-    x = PendingChain(g.x_chain_id, "X-Chain", AVM_VM_ID, ("X", "avm"),
-                     _endpoints={"": GorillaService(), "/wallet": GorillaService()})
+    x = XChainVM(context(g.x_chain_id))
     c = PendingChain(g.c_chain_id, "C-Chain", EVM_VM_ID, ("C", "evm"),
                      _endpoints={"/rpc": EthService(), "/avax": GorillaService(), "/admin": GorillaService()})
     return [p, x, c]

@@ -236,3 +236,18 @@ def test_whole_node_time_and_snapshots():
         with pytest.raises(RPCFailure, match="unknown snapshot"):
             call(url, "simnode.revert", {"id": second})
         assert "blocks" in call(url, "simnode.mine", {"blocks": 2})
+
+
+def test_cli_reports_a_missing_genesis_clearly():
+    proc = subprocess.run([sys.executable, "-m", "simnode", "run", "--network-id", "1", "--ephemeral"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == "simnode: no mainnet genesis file is shipped with simnode"
+
+
+def test_fuji_network_ids():
+    with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, network_id=5)) as n:
+        assert call(n.url + "/ext/info", "info.getNetworkName") == {"networkName": "fuji"}
+        assert call(n.url + "/ext/info", "info.getBlockchainID", {"alias": "X"}) == {
+            "blockchainID": "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"}
+        assert call(n.url + "/ext/info", "info.getTxFee")["createAssetTxFee"] == "10000000"

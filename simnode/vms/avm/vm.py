@@ -1,0 +1,363 @@
+"""The X-Chain (AVM): genesis, mempool, linear StandardBlocks, acceptance into the store.
+
+Flow (as AvalancheGo's vms/avm after linearization):
+* `issue_tx(bytes)`: parse; a tx already in the mempool is accepted silently; a tx dropped
+  before returns its drop reason; otherwise syntactic + semantic verification against the last
+  accepted state, then the mempool (which refuses a tx spending a UTXO another mempool tx
+  spends). A block build is then scheduled on the running event loop (call_soon), so a burst
+  of txs issued together lands in few blocks.
+* `build_block()`: takes mempool txs in arrival order up to 128 KiB, re-verifies each against
+  the block being built (so a tx spending an earlier tx's output in the same block works, and a
+  conflicting one is dropped), writes the block, its txs' effects, shared-memory requests and the
+  last-accepted pointer in ONE batch commit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from simnode.codec import CodecError, VerifyError
+from simnode.formats.ids import AVM_VM_ID, ZERO_ID, id_from_str, id_to_str
+from simnode.network import params_for
+from simnode.store import chain_prefix
+
+from .blocks import StandardBlock, build_block, parse_block
+from .state import ChainState
+from .txs import Backend, Tx, TxError, execute, parse_tx, semantic_verify, syntactic_verify
+
+if TYPE_CHECKING:
+    from simnode.vms.chain import ChainContext
+
+log = logging.getLogger("simnode.avm")
+
+TARGET_BLOCK_SIZE = 128 * 1024
+MAX_TX_SIZE = 64 * 1024
+MAX_MEMPOOL_SIZE = 64 * 1024 * 1024
+DROPPED_CACHE_SIZE = 64
+
+
+class Mempool:
+    """Unissued txs in arrival order, plus the UTXOs they consume (conflict detection)."""
+
+    def __init__(self) -> None:
+        self.txs: OrderedDict[bytes, Tx] = OrderedDict()
+        self.consumed: dict[bytes, bytes] = {}  # utxo ID -> tx ID
+        self.bytes_available = MAX_MEMPOOL_SIZE
+        self.dropped: OrderedDict[bytes, str] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self.txs)
+
+    def has(self, tx_id: bytes) -> bool:
+        return tx_id in self.txs
+
+    def add(self, tx: Tx) -> None:
+        tx_id = tx.id
+        if tx_id in self.txs:
+            raise TxError(f"duplicate tx: {id_to_str(tx_id)}")
+        size = len(tx.bytes)
+        if size > MAX_TX_SIZE:
+            raise TxError(f"tx too large: {id_to_str(tx_id)} size ({size}) > max size ({MAX_TX_SIZE})")
+        if size > self.bytes_available:
+            raise TxError(f"mempool is full: {id_to_str(tx_id)} size ({size}) > available space ({self.bytes_available})")
+        inputs = tx.unsigned.input_utxo_ids()
+        if any(i in self.consumed for i in inputs):
+            raise TxError(f"tx conflicts with other tx: {id_to_str(tx_id)}")
+        self.txs[tx_id] = tx
+        self.bytes_available -= size
+        for i in inputs:
+            self.consumed[i] = tx_id
+        self.dropped.pop(tx_id, None)
+
+    def remove(self, tx: Tx) -> None:
+        if self.txs.pop(tx.id, None) is None:
+            return
+        self.bytes_available += len(tx.bytes)
+        for i in tx.unsigned.input_utxo_ids():
+            if self.consumed.get(i) == tx.id:
+                del self.consumed[i]
+
+    def mark_dropped(self, tx_id: bytes, reason: str) -> None:
+        self.dropped[tx_id] = reason
+        self.dropped.move_to_end(tx_id)
+        while len(self.dropped) > DROPPED_CACHE_SIZE:
+            self.dropped.popitem(last=False)
+
+
+class XChainVM:
+    """The X-Chain as the node sees it (the `Chain` protocol) and as the API drives it."""
+
+    name = "X-Chain"
+    vm_id = AVM_VM_ID
+    default_aliases = ("X", "avm")
+
+    def __init__(self, ctx: ChainContext) -> None:
+        self.ctx = ctx
+        self.store = ctx.store
+        self.clock = ctx.clock
+        self.genesis = ctx.genesis
+        self.chain_id: bytes = ctx.chain_id
+        self.subnet_id: bytes = ZERO_ID
+        self.network_id: int = ctx.network_id
+        self.hrp: str = ctx.genesis.hrp
+        self.params = params_for(self.network_id)
+        self.prefix = chain_prefix("X")
+        self.avax_asset_id: bytes = ctx.genesis.avax_asset_id
+        self.backend = Backend(
+            network_id=self.network_id,
+            chain_id=self.chain_id,
+            fee_asset_id=self.avax_asset_id,
+            tx_fee=self.params.fees.tx_fee,
+            create_asset_tx_fee=self.params.fees.create_asset_tx_fee,
+            subnet_of=self._subnet_of,
+        )
+        self.asset_aliases: dict[str, bytes] = {"AVAX": self.avax_asset_id}
+        self.mempool = Mempool()
+        self._build_scheduled = False
+        self._closed = False
+        # Called after each accepted block (indexers, websocket, scenario runner).
+        self.on_accept: list[Callable[[StandardBlock], None]] = []
+        self._init_genesis()
+
+    # ------------------------------------------------------------------ Chain protocol
+
+    def endpoints(self) -> dict[str, Any]:
+        from .service import build_endpoints
+
+        return build_endpoints(self)
+
+    def is_bootstrapped(self) -> bool:
+        return True
+
+    def reload(self) -> None:
+        """After a node-wide revert: state is read from the store on every call, so only the
+        mempool (txs that may now be invalid or already reverted) is dropped."""
+        self.mempool = Mempool()
+
+    def mine(self, blocks: int) -> int:
+        """Build up to `blocks` blocks from the mempool now (the X-Chain builds no empty blocks)."""
+        built = 0
+        while built < blocks and len(self.mempool):
+            if self.build_block() is None:
+                break
+            built += 1
+        return built
+
+    def close(self) -> None:
+        self._closed = True
+
+    # ------------------------------------------------------------------ genesis
+
+    def _init_genesis(self) -> None:
+        if self.state().last_accepted() is not None:
+            return
+        g = self.genesis
+        batch = self.store.batch()
+        st = ChainState(batch, self.prefix, self.chain_id)
+        st.put_tx(g.avax_asset_id, g.avax_asset_tx_bytes)
+        st.put_asset(g.avax_asset_id, "Avalanche", "AVAX", 9, [0])
+        for utxo in g.x_utxos:
+            st.put_utxo(utxo)
+        upgrades = self.params.upgrades
+        stop_vertex = id_from_str(upgrades.cortina_stop_vertex)
+        blk = build_block(stop_vertex, 0, upgrades.cortina, ())
+        st.put_block(blk.id, 0, blk.bytes)
+        batch.commit()
+
+    # ------------------------------------------------------------------ state access
+
+    def state(self) -> ChainState:
+        return ChainState(self.store, self.prefix, self.chain_id, self.clock.now())
+
+    def _subnet_of(self, chain_id: bytes) -> bytes | None:
+        chain = self.ctx.chains.get(chain_id)
+        if chain is not None:
+            return chain.subnet_id
+        g = self.genesis
+        if chain_id in (ZERO_ID, g.x_chain_id, g.c_chain_id):
+            return ZERO_ID
+        return None
+
+    def lookup_chain(self, ref: str) -> bytes | None:
+        """A chain alias ("P", "C", "avm", …) or cb58 ID → chain ID (BCLookup.Lookup)."""
+        for chain in self.ctx.chains.values():
+            if ref in chain.default_aliases or ref == id_to_str(chain.chain_id):
+                return chain.chain_id
+        g = self.genesis
+        builtin = {"P": ZERO_ID, "platform": ZERO_ID, "X": g.x_chain_id, "avm": g.x_chain_id,
+                   "C": g.c_chain_id, "evm": g.c_chain_id}
+        if ref in builtin:
+            return builtin[ref]
+        for cid in (ZERO_ID, g.x_chain_id, g.c_chain_id):
+            if ref == id_to_str(cid):
+                return cid
+        return None
+
+    def last_accepted_block(self) -> StandardBlock:
+        st = self.state()
+        blk_id = st.last_accepted()
+        assert blk_id is not None
+        raw = st.get_block_bytes(blk_id)
+        assert raw is not None
+        return parse_block(raw)
+
+    def height(self) -> int:
+        return self.last_accepted_block().height
+
+    # ------------------------------------------------------------------ issuance
+
+    def parse_tx(self, tx_bytes: bytes) -> Tx:
+        try:
+            return parse_tx(tx_bytes)
+        except (CodecError, VerifyError) as exc:
+            raise TxError(str(exc)) from None
+
+    def verify_tx(self, tx: Tx) -> None:
+        """What a tx must pass to enter the mempool (manager.VerifyTx), on the last accepted state."""
+        syntactic_verify(tx, self.backend)
+        st = self.state()
+        semantic_verify(tx, self.backend, st)
+        execute(tx)
+
+    def issue_tx(self, tx_bytes: bytes) -> bytes:
+        """avm.issueTx: returns the txID or raises TxError with AvalancheGo's text."""
+        tx = self.parse_tx(tx_bytes)
+        return self.issue_parsed(tx)
+
+    def issue_parsed(self, tx: Tx, verify: bool = True) -> bytes:
+        tx_id = tx.id
+        if self.mempool.has(tx_id):
+            return tx_id  # ErrDuplicateTx is ignored by issueTxFromRPC
+        if verify:
+            reason = self.mempool.dropped.get(tx_id)
+            if reason is not None:
+                raise TxError(reason)
+            try:
+                self.verify_tx(tx)
+            except TxError as exc:
+                self.mempool.mark_dropped(tx_id, str(exc))
+                raise
+        try:
+            self.mempool.add(tx)
+        except TxError as exc:
+            self.mempool.mark_dropped(tx_id, str(exc))
+            raise
+        self.schedule_build()
+        return tx_id
+
+    def issue_tx_unverified(self, tx_bytes: bytes) -> bytes:
+        """wallet.issueTx: into the mempool without verification (the block builder verifies)."""
+        tx = self.parse_tx(tx_bytes)
+        return self.issue_parsed(tx, verify=False)
+
+    # ------------------------------------------------------------------ block building
+
+    def schedule_build(self) -> None:
+        if self._build_scheduled or self._closed:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no event loop (unit tests): the caller builds with build_block()
+        self._build_scheduled = True
+        loop.call_soon(self._scheduled_build)
+
+    def _scheduled_build(self) -> None:
+        self._build_scheduled = False
+        if self._closed or self.store is None:
+            return
+        try:
+            self.build_block()
+        except Exception:  # noqa: BLE001 - never kill the event loop
+            log.exception("X-Chain block building failed")
+        if len(self.mempool):
+            self.schedule_build()
+
+    def build_pending(self) -> list[StandardBlock]:
+        """Build blocks until the mempool is empty (virtual-clock scenarios, tests)."""
+        blocks = []
+        while len(self.mempool):
+            blk = self.build_block()
+            if blk is None:
+                break
+            blocks.append(blk)
+        return blocks
+
+    def build_block(self) -> StandardBlock | None:
+        """One block from the mempool (BuildBlock + Verify + Accept), or None if nothing fits."""
+        if not len(self.mempool):
+            return None
+        parent = self.last_accepted_block()
+        now = self.clock.now()
+        timestamp = max(now, parent.time)
+        batch = self.store.batch()
+        st = ChainState(batch, self.prefix, self.chain_id, now)
+        remaining = TARGET_BLOCK_SIZE
+        chosen: list[Tx] = []
+        while len(self.mempool):
+            tx = next(iter(self.mempool.txs.values()))
+            if len(tx.bytes) > remaining:
+                break
+            self.mempool.remove(tx)
+            try:
+                syntactic_verify(tx, self.backend)
+                semantic_verify(tx, self.backend, st)
+                effects = execute(tx)
+            except TxError as exc:
+                self.mempool.mark_dropped(tx.id, str(exc))
+                log.debug("dropped X tx %s: %s", id_to_str(tx.id), exc)
+                continue
+            st.apply(tx.id, tx.bytes, effects)
+            remaining -= len(tx.bytes)
+            chosen.append(tx)
+        if not chosen:
+            return None
+        blk = build_block(parent.id, parent.height + 1, timestamp, chosen)
+        st.put_block(blk.id, blk.height, blk.bytes)
+        batch.commit()
+        self._notify(blk)
+        return blk
+
+    def accept_block(self, blk: StandardBlock) -> None:
+        """Verify and accept a block built elsewhere (block.Verify + Accept); all or nothing."""
+        blk_id = blk.id
+        if blk.merkle_root != ZERO_ID:
+            raise TxError(f"unexpected merkle root: {id_to_str(blk.merkle_root)}")
+        if not blk.txs:
+            raise TxError("block contains no transactions")
+        for tx in blk.txs:
+            try:
+                syntactic_verify(tx, self.backend)
+            except TxError as exc:
+                raise TxError(f"failed to syntactically verify tx {id_to_str(tx.id)}: {exc}") from None
+        parent = self.last_accepted_block()
+        if blk.parent_id != parent.id:
+            raise TxError(f"failed to get parent {id_to_str(blk.parent_id)}: not found")
+        if blk.height != parent.height + 1:
+            raise TxError(f"block has incorrect height: expected height {parent.height + 1}, got {blk.height}")
+        if blk.time < parent.time:
+            raise TxError("proposed timestamp before current chain time")
+        batch = self.store.batch()
+        st = ChainState(batch, self.prefix, self.chain_id, self.clock.now())
+        for tx in blk.txs:
+            try:
+                semantic_verify(tx, self.backend, st)
+            except TxError as exc:
+                raise TxError(f"failed to semantically verify tx {id_to_str(tx.id)}: {exc}") from None
+            st.apply(tx.id, tx.bytes, execute(tx))
+        st.put_block(blk_id, blk.height, blk.bytes)
+        batch.commit()
+        for tx in blk.txs:
+            self.mempool.remove(tx)
+        self._notify(blk)
+
+    def _notify(self, blk: StandardBlock) -> None:
+        for fn in list(self.on_accept):
+            try:
+                fn(blk)
+            except Exception:  # noqa: BLE001
+                log.exception("X-Chain accept subscriber failed")
