@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..api.jsonrpc import EthService, GorillaService
-from ..formats.ids import EVM_VM_ID, PLATFORM_VM_ID, ZERO_ID
+from ..formats.ids import EVM_VM_ID, ZERO_ID
 from .avm.vm import XChainVM
 from .chain import Chain, ChainContext
+from .platform.vm import PlatformVM
 
 
 @dataclass(slots=True)
@@ -95,7 +96,7 @@ class BootstrappingChain:
 
 def build_primary_chains(context: Callable[[bytes], ChainContext]) -> list[Chain | DeferredChain]:
     g = context(ZERO_ID).genesis
-    p = PendingChain(ZERO_ID, "P-Chain", PLATFORM_VM_ID, ("P", "platform"), _endpoints={"": GorillaService()})
+    p = PlatformVM(context(ZERO_ID))
     x = XChainVM(context(g.x_chain_id))
     c = PendingChain(g.c_chain_id, "C-Chain", EVM_VM_ID, ("C", "evm"),
                      _endpoints={"/rpc": EthService(), "/avax": GorillaService(), "/admin": GorillaService()})

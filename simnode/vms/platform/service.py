@@ -1,0 +1,679 @@
+"""`platform.*` JSON-RPC methods (node-api.md §8): parse params, ask the VM, format like AvalancheGo."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from simnode.api.jsonrpc import RPCError
+from simnode.codec import UTXO, OutputOwners, decode_utxo, encode_utxo
+from simnode.codec.stakeable import StakeableLockOut
+from simnode.formats import (
+    FormatError,
+    decode_bytes,
+    encode_bytes,
+    format_address,
+    format_float4,
+    format_rfc3339,
+    id_from_str,
+    id_to_str,
+    node_id_from_str,
+    node_id_to_str,
+    normalize_encoding,
+    parse_address_arg_with_alias,
+    parse_uint,
+)
+from simnode.vms import atomic
+
+from . import blocks
+from . import txs as t
+from .executor import pchain_owner_from_bytes
+from .state import PRIMARY, PRIO_PRIMARY_VALIDATOR, PRIO_SUBNET_PERMISSIONED
+from .vm import IssueError, PlatformVM, l1_balance
+
+MAX_PAGE_SIZE = 1024
+MAX_GET_UTXOS_ADDRS = 1024
+MAX_GET_STAKE_ADDRS = 256
+ZERO_ID_STR = "11111111111111111111111111111111LpoYY"
+
+
+def _s(n: int) -> str:
+    return str(n)
+
+
+def _id_arg(params: dict, key: str, default: bytes = PRIMARY) -> bytes:
+    v = params.get(key)
+    if v is None:
+        return default
+    if not isinstance(v, str) or v == "":
+        raise RPCError(
+            "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
+            "See documentation for example calls")
+    try:
+        return id_from_str(v)
+    except FormatError:
+        raise RPCError(
+            "couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
+            "See documentation for example calls") from None
+
+
+def _encoding(params: dict) -> str:
+    try:
+        return normalize_encoding(params.get("encoding"))
+    except FormatError as e:
+        raise RPCError(str(e)) from None
+
+
+def build_service(vm: PlatformVM) -> dict[str, Any]:
+    hrp = vm.hrp
+
+    def addr(a: bytes) -> str:
+        return format_address("P", hrp, a)
+
+    def owner_json(o: OutputOwners) -> dict:
+        return {"locktime": _s(o.locktime), "threshold": _s(o.threshold), "addresses": [addr(a) for a in o.addresses]}
+
+    def parse_addrs(items: Any) -> list[bytes]:
+        out = []
+        for a in items or []:
+            try:
+                alias, payload = parse_address_arg_with_alias(a, expected_hrp=hrp)
+            except FormatError as e:
+                raise RPCError(f"couldn't parse address {a!r}: {e}") from None
+            if alias is not None and alias not in ("P", "platform", id_to_str(PRIMARY)):
+                raise RPCError(f'couldn\'t parse address "{a}": mismatched chainIDs: expected '
+                               f'"{id_to_str(PRIMARY)}" but got "{id_to_str(chain_id_of(alias))}"')
+            out.append(payload)
+        return out
+
+    def chain_id_of(ref: str) -> bytes:
+        if ref in ("P", "platform"):
+            return PRIMARY
+        if ref in ("X", "avm"):
+            return vm.x_chain_id
+        if ref in ("C", "evm"):
+            return vm.c_chain_id
+        try:
+            return id_from_str(ref)
+        except FormatError:
+            raise FormatError(f"there is no ID with alias: {ref}") from None
+
+    # ------------------------------------------------------------------ basics
+
+    def get_height(p: dict) -> dict:
+        return {"height": _s(vm.height)}
+
+    def get_timestamp(p: dict) -> dict:
+        return {"timestamp": format_rfc3339(vm.timestamp)}
+
+    def get_fee_config(p: dict) -> dict:
+        return vm.fee_config.to_json()
+
+    def get_fee_state(p: dict) -> dict:
+        m = vm.state.meta
+        from .fees import calculate_price
+
+        return {"capacity": m.fee_capacity, "excess": m.fee_excess,
+                "price": calculate_price(vm.fee_config.min_price, m.fee_excess,
+                                         vm.fee_config.excess_conversion_constant),
+                "timestamp": format_rfc3339(m.timestamp)}
+
+    def get_validator_fee_config(p: dict) -> dict:
+        return vm.validator_fee_config.to_json()
+
+    def get_validator_fee_state(p: dict) -> dict:
+        from .fees import calculate_price
+
+        m = vm.state.meta
+        c = vm.validator_fee_config
+        return {"excess": m.l1_excess, "price": calculate_price(c.min_price, m.l1_excess, c.excess_conversion_constant),
+                "timestamp": format_rfc3339(m.timestamp)}
+
+    def get_staking_asset_id(p: dict) -> dict:
+        subnet = _id_arg(p, "subnetID")
+        if subnet == PRIMARY:
+            return {"assetID": id_to_str(vm.avax_asset_id)}
+        if subnet not in vm.state.subnets:
+            raise RPCError(f"failed fetching subnet transformation for {id_to_str(subnet)}: not found")
+        raise RPCError(f"failed fetching subnet transformation for {id_to_str(subnet)}: not found")
+
+    def get_current_supply(p: dict) -> dict:
+        subnet = _id_arg(p, "subnetID")
+        if subnet != PRIMARY and subnet not in vm.state.meta.supply:
+            raise RPCError("fetching current supply failed: not found")
+        return {"supply": _s(vm.current_supply(subnet)), "height": _s(vm.height)}
+
+    # ------------------------------------------------------------------ txs and blocks
+
+    def issue_tx(p: dict) -> dict:
+        enc = _encoding(p)
+        try:
+            raw = decode_bytes(p.get("tx") or "", enc)
+        except FormatError as e:
+            raise RPCError(f"problem decoding transaction: {e}") from None
+        try:
+            tx_id = vm.issue_tx(raw)
+        except IssueError as e:
+            raise RPCError(str(e)) from None
+        return {"txID": id_to_str(tx_id)}
+
+    def get_tx(p: dict) -> dict:
+        tx_id = _id_arg(p, "txID")
+        enc = _encoding(p)
+        rec = vm.state.get_tx(tx_id)
+        if rec is None:
+            raise RPCError("couldn't get tx: not found")
+        if enc == "json":
+            return {"tx": tx_json(rec[0]), "encoding": "json"}
+        return {"tx": encode_bytes(rec[0], enc), "encoding": enc}
+
+    def tx_json(raw: bytes) -> dict:
+        stx = t.parse_tx(raw)
+        return {"unsignedTx": _to_json(stx.unsigned, vm), "credentials": [
+            {"signatures": ["0x" + s.hex() for s in c.signatures]} for c in stx.credentials],
+            "id": id_to_str(stx.tx_id)}
+
+    def get_tx_status(p: dict) -> dict:
+        tx_id = _id_arg(p, "txID")
+        status, reason = vm.tx_status(tx_id)
+        out = {"status": status}
+        if reason:
+            out["reason"] = reason
+        return out
+
+    def _block_reply(raw: bytes, enc: str) -> dict:
+        if enc == "json":
+            b = blocks.decode_block(raw)
+            return {"block": {"parentID": id_to_str(b.parent_id), "height": b.height, "time": b.time,
+                              "txs": [tx_json(s.tx_bytes) for s in b.txs],
+                              "id": id_to_str(blocks.block_id(raw))}, "encoding": "json"}
+        return {"block": encode_bytes(raw, enc), "encoding": enc}
+
+    def get_block(p: dict) -> dict:
+        bid = _id_arg(p, "blockID")
+        enc = _encoding(p)
+        raw = vm.state.block_by_id(bid)
+        if raw is None:
+            raise RPCError(f"couldn't get block with id {id_to_str(bid)}: not found")
+        return _block_reply(raw, enc)
+
+    def get_block_by_height(p: dict) -> dict:
+        try:
+            h = parse_uint(p.get("height"))
+        except FormatError:
+            raise RPCError("couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
+                           "See documentation for example calls") from None
+        enc = _encoding(p)
+        bid = vm.state.block_id_at(h)
+        if bid is None:
+            raise RPCError(f"couldn't get block at height {h}: not found")
+        return _block_reply(vm.state.block_by_id(bid), enc)
+
+    # ------------------------------------------------------------------ UTXOs and balances
+
+    def get_utxos(p: dict) -> dict:
+        addresses = p.get("addresses") or []
+        if not addresses:
+            raise RPCError("no addresses provided")
+        if len(addresses) > MAX_GET_UTXOS_ADDRS:
+            raise RPCError(f"number of addresses given, {len(addresses)}, exceeds maximum, {MAX_GET_UTXOS_ADDRS}")
+        source = p.get("sourceChain") or ""
+        if source == "":
+            source_id = PRIMARY
+        else:
+            try:
+                source_id = chain_id_of(source)
+            except FormatError as e:
+                raise RPCError(f'problem parsing source chainID "{source}": {e}') from None
+        addrs = sorted(set(parse_addrs(addresses)))
+        start_addr = bytes(20)
+        start_utxo = bytes(32)
+        si = p.get("startIndex") or {}
+        if si.get("address") or si.get("utxo"):
+            try:
+                start_addr = parse_addrs([si.get("address", "")])[0]
+            except RPCError as e:
+                raise RPCError(f'couldn\'t parse start index address "{si.get("address", "")}": '
+                               f"{str(e).split(': ', 1)[-1]}") from None
+            try:
+                start_utxo = id_from_str(si.get("utxo", ""))
+            except FormatError as e:
+                raise RPCError(f"couldn't parse start index utxo: {e}") from None
+        limit = parse_uint(p.get("limit") or 0, 32)
+        if limit <= 0 or limit > MAX_PAGE_SIZE:
+            limit = MAX_PAGE_SIZE
+        enc = _encoding(p)
+        if enc == "json":
+            raise RPCError("couldn't encode UTXO as json: unsupported encoding in method")
+        utxos: list[bytes] = []
+        seen: set[bytes] = set()
+        last_addr, last_utxo = start_addr, start_utxo
+        done = False
+        for a in addrs:
+            if a < start_addr:
+                continue
+            after = start_utxo if a == start_addr else None
+            last_addr = a
+            if source_id == PRIMARY:
+                ids_ = vm.state.utxo_ids_of(a, after)
+            else:
+                ids_ = atomic.utxo_ids_by_address(vm.ctx.store, PRIMARY, source_id, a, after)
+            for uid in ids_:
+                last_utxo = uid
+                if uid in seen:
+                    continue
+                if source_id == PRIMARY:
+                    raw = vm.state.get(b"P/u" + uid)
+                else:
+                    raw = atomic.get_utxo(vm.ctx.store, PRIMARY, source_id, uid)
+                if raw is None:
+                    continue
+                utxos.append(raw)
+                seen.add(uid)
+                if len(utxos) >= limit:
+                    done = True
+                    break
+            if done:
+                break
+        return {"numFetched": _s(len(utxos)), "utxos": [encode_bytes(u, enc) for u in utxos],
+                "endIndex": {"address": addr(last_addr), "utxo": id_to_str(last_utxo)}, "encoding": enc}
+
+    def all_utxos(addrs: list[bytes]) -> list[UTXO]:
+        seen = set()
+        out = []
+        for a in sorted(set(addrs)):
+            for uid in vm.state.utxo_ids_of(a):
+                if uid in seen:
+                    continue
+                seen.add(uid)
+                u = vm.state.get_utxo(uid)
+                if u is not None:
+                    out.append(u)
+        return out
+
+    def get_balance(p: dict) -> dict:
+        addrs = parse_addrs(p.get("addresses"))
+        now = vm.clock.now()
+        unlocked: dict[bytes, int] = {}
+        ls: dict[bytes, int] = {}
+        lns: dict[bytes, int] = {}
+        utxo_ids = []
+        for u in all_utxos(addrs):
+            out = u.out
+            a = u.asset_id
+            if isinstance(out, StakeableLockOut):
+                inner = out.out
+                if inner.owners.locktime > now:
+                    lns[a] = lns.get(a, 0) + out.amount
+                elif out.locktime <= now:
+                    unlocked[a] = unlocked.get(a, 0) + out.amount
+                else:
+                    ls[a] = ls.get(a, 0) + out.amount
+            elif hasattr(out, "owners"):
+                if out.owners.locktime <= now:
+                    unlocked[a] = unlocked.get(a, 0) + out.amount
+                else:
+                    lns[a] = lns.get(a, 0) + out.amount
+            else:
+                continue
+            utxo_ids.append({"txID": id_to_str(u.tx_id), "outputIndex": u.output_index})
+        bal: dict[bytes, int] = dict(ls)
+        for d in (lns, unlocked):
+            for k, v in d.items():
+                bal[k] = bal.get(k, 0) + v
+
+        def m(d: dict) -> dict:
+            return {id_to_str(k): _s(v) for k, v in d.items()}
+
+        av = vm.avax_asset_id
+        return {"balance": _s(bal.get(av, 0)), "unlocked": _s(unlocked.get(av, 0)),
+                "lockedStakeable": _s(ls.get(av, 0)), "lockedNotStakeable": _s(lns.get(av, 0)),
+                "balances": m(bal), "unlockeds": m(unlocked), "lockedStakeables": m(ls),
+                "lockedNotStakeables": m(lns), "utxoIDs": utxo_ids or None}
+
+    def get_reward_utxos(p: dict) -> dict:
+        tx_id = _id_arg(p, "txID")
+        enc = _encoding(p)
+        if enc == "json":
+            raise RPCError("couldn't encode utxo as json: unsupported encoding in method")
+        raws = vm.state.reward_utxos(tx_id)
+        return {"numFetched": _s(len(raws)), "utxos": [encode_bytes(r, enc) for r in raws], "encoding": enc}
+
+    def get_stake(p: dict) -> dict:
+        addresses = p.get("addresses") or []
+        if len(addresses) > MAX_GET_STAKE_ADDRS:
+            raise RPCError(f"{len(addresses)} addresses provided but this method can take at most "
+                           f"{MAX_GET_STAKE_ADDRS}")
+        addrs = set(parse_addrs(addresses))
+        enc = _encoding(p)
+        validators_only = bool(p.get("validatorsOnly"))
+        total = 0
+        outs: list[str] = []
+        for s in sorted(vm.state.stakers.values(), key=lambda s: (s.end, s.priority, s.tx_id)):
+            if s.subnet_id != PRIMARY or (validators_only and s.priority != PRIO_PRIMARY_VALIDATOR):
+                continue
+            tx = t.parse_tx(vm.state.get_tx(s.tx_id)[0]).unsigned
+            for o in tx.stake_outs:
+                inner = o.out.out if isinstance(o.out, StakeableLockOut) else o.out
+                if any(a in addrs for a in inner.owners.addresses):
+                    total += inner.amount
+                    outs.append(encode_bytes(t.P_REGISTRY.marshal(o, typed=False), enc))
+        return {"staked": _s(total), "stakeds": {id_to_str(vm.avax_asset_id): _s(total)} if total else {},
+                "stakedOutputs": outs, "encoding": enc}
+
+    # ------------------------------------------------------------------ validators
+
+    def get_min_stake(p: dict) -> dict:
+        subnet = _id_arg(p, "subnetID")
+        if subnet != PRIMARY:
+            raise RPCError(f"failed fetching subnet transformation for {id_to_str(subnet)}: not found")
+        return {"minValidatorStake": _s(vm.staking.min_validator_stake),
+                "minDelegatorStake": _s(vm.staking.min_delegator_stake)}
+
+    def get_total_stake(p: dict) -> dict:
+        subnet = _id_arg(p, "subnetID")
+        w = sum(e[0] for e in vm.state.vset.get(subnet, {}).values())
+        return {"stake": _s(w), "weight": _s(w)}
+
+    def get_current_validators(p: dict) -> dict:
+        subnet = _id_arg(p, "subnetID")
+        try:
+            node_ids = {node_id_from_str(n) for n in (p.get("nodeIDs") or [])}
+        except FormatError:
+            raise RPCError("couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
+                           "See documentation for example calls") from None
+        sub = vm.state.subnets.get(subnet)
+        if sub is not None and sub.conversion_id is not None:
+            out = []
+            for s in sorted((s for s in vm.state.stakers.values() if s.subnet_id == subnet),
+                            key=lambda s: (s.end, s.priority, s.tx_id)):
+                if node_ids and s.node_id not in node_ids:
+                    continue
+                out.append(staker_json(s))
+            for v in sorted(vm.state.l1.values(), key=lambda v: v.validation_id):
+                if v.subnet_id != subnet or (node_ids and v.node_id not in node_ids):
+                    continue
+                out.append(l1_json(v))
+            return {"validators": out}
+        if not node_ids:
+            targets = sorted((s for s in vm.state.stakers.values() if s.subnet_id == subnet),
+                             key=lambda s: (s.end, s.priority, s.tx_id))
+        else:
+            targets = []
+            for n in node_ids:
+                v = vm.state.get_validator(subnet, n)
+                if v is None:
+                    continue
+                targets.append(v)
+                targets += sorted(vm.state.delegators_of(subnet, n), key=lambda s: (s.end, s.priority, s.tx_id))
+        single = len(node_ids) == 1
+        validators: list[dict] = []
+        delegators: dict[bytes, list[dict]] = {}
+        for s in targets:
+            if s.priority == PRIO_SUBNET_PERMISSIONED:
+                validators.append(staker_json(s))
+            elif s.is_validator:
+                tx = t.parse_tx(vm.state.get_tx(s.tx_id)[0]).unsigned
+                d = staker_json(s)
+                d["validationRewardOwner"] = owner_json(tx.validation_rewards_owner)
+                d["delegationRewardOwner"] = owner_json(tx.delegation_rewards_owner)
+                d["potentialReward"] = _s(s.potential_reward)
+                d["accruedDelegateeReward"] = _s(s.delegatee_reward)
+                d["delegationFee"] = format_float4(100 * s.delegation_shares / 1_000_000)
+                if subnet == PRIMARY:
+                    d["uptime"] = "100.0000"
+                    d["connected"] = s.node_id == getattr(vm, "node_id", None) or True
+                if isinstance(tx.signer, t.ProofOfPossession):
+                    d["signer"] = {"publicKey": "0x" + tx.signer.public_key.hex(),
+                                   "proofOfPossession": "0x" + tx.signer.proof.hex()}
+                validators.append(d)
+            else:
+                d = staker_json(s)
+                if single:
+                    tx = t.parse_tx(vm.state.get_tx(s.tx_id)[0]).unsigned
+                    d["rewardOwner"] = owner_json(tx.rewards_owner)
+                d["potentialReward"] = _s(s.potential_reward)
+                delegators.setdefault(s.node_id, []).append(d)
+        for d in validators:
+            if "potentialReward" not in d:
+                continue
+            ds = delegators.get(node_id_from_str(d["nodeID"]), [])
+            d["delegatorCount"] = _s(len(ds))
+            d["delegatorWeight"] = _s(sum(int(x["weight"]) for x in ds))
+            if single:
+                d["delegators"] = ds
+        return {"validators": validators}
+
+    def staker_json(s: Any) -> dict:
+        return {"txID": id_to_str(s.tx_id), "startTime": _s(s.start), "endTime": _s(s.end), "weight": _s(s.weight),
+                "nodeID": node_id_to_str(s.node_id)}
+
+    def l1_json(v: Any) -> dict:
+        rem = pchain_owner_from_bytes(v.remaining_balance_owner).as_output_owners()
+        dea = pchain_owner_from_bytes(v.deactivation_owner).as_output_owners()
+        return {"nodeID": node_id_to_str(v.node_id), "weight": _s(v.weight), "startTime": _s(v.start_time),
+                "validationID": id_to_str(v.validation_id), "publicKey": "0x" + v.public_key.hex(),
+                "remainingBalanceOwner": owner_json(rem), "deactivationOwner": owner_json(dea),
+                "minNonce": _s(v.min_nonce), "balance": _s(l1_balance(vm, v))}
+
+    def get_l1_validator(p: dict) -> dict:
+        vid = _id_arg(p, "validationID")
+        v = vm.state.l1.get(vid)
+        if v is None:
+            raise RPCError(f'fetching L1 validator "{id_to_str(vid)}" failed: not found')
+        d = l1_json(v)
+        d["subnetID"] = id_to_str(v.subnet_id)
+        d["height"] = _s(vm.height)
+        return d
+
+    def query_height(p: dict) -> int:
+        h = p.get("height")
+        if h == "proposed":
+            return vm.height
+        try:
+            height = parse_uint(h)
+        except FormatError:
+            raise RPCError("couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
+                           "See documentation for example calls") from None
+        if height > vm.height:
+            raise RPCError(f"failed to get validator set at height {height}: requested height is greater "
+                           f"than current height {vm.height}")
+        return height
+
+    def get_validators_at(p: dict) -> dict:
+        height = query_height(p)
+        subnet = _id_arg(p, "subnetID")
+        vs = vm.state.validator_set_at(subnet, height)
+        return {node_id_to_str(n): {"publicKey": ("0x" + pk.hex()) if pk else None, "weight": _s(w)}
+                for n, (w, pk) in sorted(vs.items())}
+
+    def get_all_validators_at(p: dict) -> dict:
+        height = query_height(p)
+        subnets = [PRIMARY] + sorted(vm.state.subnets)
+        out = {}
+        for sid in subnets:
+            vs = vm.state.validator_set_at(sid, height)
+            if not vs and sid != PRIMARY:
+                continue
+            merged: dict[bytes, list] = {}
+            total = 0
+            for n, (w, pk) in vs.items():
+                total += w
+                if pk is None:
+                    continue
+                e = merged.setdefault(pk, [0, []])
+                e[0] += w
+                e[1].append(n)
+            from simnode.crypto import bls
+
+            vals = sorted(merged.items(), key=lambda kv: bls.public_key_to_uncompressed(kv[0]))
+            out[id_to_str(sid)] = {
+                "validators": [{"publicKey": "0x" + pk.hex(), "weight": _s(w),
+                                "nodeIDs": [node_id_to_str(n) for n in sorted(ns)]} for pk, (w, ns) in vals],
+                "totalWeight": _s(total)}
+        return {"validatorSets": out}
+
+    def sample_validators(p: dict) -> dict:
+        try:
+            size = parse_uint(p.get("size"), 16)
+        except FormatError:
+            raise RPCError("couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
+                           "See documentation for example calls") from None
+        subnet = _id_arg(p, "subnetID")
+        vs = vm.state.vset.get(subnet, {})
+        if size > len(vs):
+            raise RPCError(f"sampling {id_to_str(subnet)} errored with insufficient weight")
+        nodes = sorted(vs)
+        weights = [vs[n][0] for n in nodes]
+        rng = random.Random(vm.height)
+        chosen: list[bytes] = []
+        pool = list(zip(nodes, weights))
+        for _ in range(size):
+            total = sum(w for _, w in pool)
+            x = rng.randrange(total)
+            for i, (n, w) in enumerate(pool):
+                if x < w:
+                    chosen.append(n)
+                    pool.pop(i)
+                    break
+                x -= w
+        return {"validators": [node_id_to_str(n) for n in sorted(chosen)]}
+
+    # ------------------------------------------------------------------ subnets and chains
+
+    def get_subnet(p: dict) -> dict:
+        sid = _id_arg(p, "subnetID")
+        if sid == PRIMARY:
+            raise RPCError("the primary network isn't a subnet")
+        sub = vm.state.subnets.get(sid)
+        if sub is None:
+            raise RPCError("not found")
+        owner = t.P_REGISTRY.unmarshal_typed(b"\x00\x00" + sub.owner)
+        conv = sub.conversion_id is not None
+        return {"isPermissioned": not conv, "controlKeys": [addr(a) for a in owner.addresses],
+                "threshold": _s(owner.threshold), "locktime": _s(owner.locktime),
+                "subnetTransformationTxID": ZERO_ID_STR,
+                "conversionID": id_to_str(sub.conversion_id) if conv else ZERO_ID_STR,
+                "managerChainID": id_to_str(sub.manager_chain_id) if conv else ZERO_ID_STR,
+                "managerAddress": ("0x" + sub.manager_address.hex()) if conv else None}
+
+    def get_subnets(p: dict) -> dict:
+        ids_ = p.get("ids")
+        out = []
+
+        def one(sid: bytes) -> dict | None:
+            if sid == PRIMARY:
+                return {"id": ZERO_ID_STR, "controlKeys": [], "threshold": "0"}
+            sub = vm.state.subnets.get(sid)
+            if sub is None:
+                return None
+            owner = t.P_REGISTRY.unmarshal_typed(b"\x00\x00" + sub.owner)
+            return {"id": id_to_str(sid), "controlKeys": [addr(a) for a in owner.addresses],
+                    "threshold": _s(owner.threshold)}
+
+        if not ids_:
+            for sid in sorted(vm.state.subnets):
+                out.append(one(sid))
+            out.append(one(PRIMARY))
+        else:
+            for s in ids_:
+                try:
+                    sid = id_from_str(s)
+                except FormatError:
+                    raise RPCError("couldn't unmarshal an argument. Ensure arguments are valid and properly "
+                                   "formatted. See documentation for example calls") from None
+                r = one(sid)
+                if r is not None:
+                    out.append(r)
+        return {"subnets": out}
+
+    def get_blockchains(p: dict) -> dict:
+        chains = sorted(vm.state.chains.values(), key=lambda c: (c.subnet_id == PRIMARY, c.subnet_id, c.chain_id))
+        return {"blockchains": [{"id": id_to_str(c.chain_id), "name": c.name, "subnetID": id_to_str(c.subnet_id),
+                                 "vmID": id_to_str(c.vm_id)} for c in chains]}
+
+    def get_blockchain_status(p: dict) -> dict:
+        ref = p.get("blockchainID") or ""
+        if ref == "":
+            raise RPCError("argument 'blockchainID' not given")
+        try:
+            cid = chain_id_of(ref)
+        except FormatError as e:
+            raise RPCError(f'problem parsing blockchainID "{ref}": {e}') from None
+        if cid == PRIMARY or cid in vm.ctx.chains:
+            return {"status": "Validating"}
+        if cid in vm.state.chains:
+            return {"status": "Created"}
+        return {"status": "Unknown"}
+
+    def validated_by(p: dict) -> dict:
+        cid = _id_arg(p, "blockchainID")
+        if cid == PRIMARY:
+            return {"subnetID": ZERO_ID_STR}
+        c = vm.state.chains.get(cid)
+        if c is None:
+            raise RPCError(f"problem retrieving blockchain {id_to_str(cid)}: not found")
+        return {"subnetID": id_to_str(c.subnet_id)}
+
+    def validates(p: dict) -> dict:
+        sid = _id_arg(p, "subnetID")
+        if sid != PRIMARY and sid not in vm.state.subnets:
+            if vm.state.get_tx(sid) is None:
+                raise RPCError(f'problem retrieving subnet "{id_to_str(sid)}": not found')
+            raise RPCError(f'"{id_to_str(sid)}" is not a subnet')
+        ids_ = [id_to_str(c.chain_id) for c in vm.state.chains.values() if c.subnet_id == sid]
+        if sid == PRIMARY:
+            ids_ = [id_to_str(PRIMARY)] + ids_
+        return {"blockchainIDs": ids_}
+
+    return {
+        "getHeight": get_height, "getProposedHeight": get_height, "getTimestamp": get_timestamp,
+        "getFeeConfig": get_fee_config, "getFeeState": get_fee_state,
+        "getValidatorFeeConfig": get_validator_fee_config, "getValidatorFeeState": get_validator_fee_state,
+        "getStakingAssetID": get_staking_asset_id, "getCurrentSupply": get_current_supply,
+        "issueTx": issue_tx, "getTx": get_tx, "getTxStatus": get_tx_status, "getBlock": get_block,
+        "getBlockByHeight": get_block_by_height, "getUTXOs": get_utxos, "getBalance": get_balance,
+        "getRewardUTXOs": get_reward_utxos, "getStake": get_stake, "getMinStake": get_min_stake,
+        "getTotalStake": get_total_stake, "getCurrentValidators": get_current_validators,
+        "getL1Validator": get_l1_validator, "getValidatorsAt": get_validators_at,
+        "getAllValidatorsAt": get_all_validators_at, "sampleValidators": sample_validators,
+        "getSubnet": get_subnet, "getSubnets": get_subnets, "getBlockchains": get_blockchains,
+        "getBlockchainStatus": get_blockchain_status, "validatedBy": validated_by, "validates": validates,
+    }
+
+
+def _to_json(tx: Any, vm: PlatformVM) -> dict:
+    """A readable JSON form of an unsigned tx (the common fields; numbers as in AvalancheGo's JSON)."""
+    out: dict[str, Any] = {}
+    b = getattr(tx, "base", None)
+    if b is not None:
+        def o_json(o: Any) -> dict:
+            inner = o.out
+            d: dict[str, Any] = {"assetID": id_to_str(o.asset_id), "fxID": "spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ"}
+            if isinstance(inner, StakeableLockOut):
+                d["output"] = {"locktime": inner.locktime, "output": _tout(inner.out, vm)}
+            else:
+                d["output"] = _tout(inner, vm)
+            return d
+
+        out.update({"networkID": b.network_id, "blockchainID": id_to_str(b.blockchain_id),
+                    "outputs": [o_json(o) for o in b.outs],
+                    "inputs": [{"txID": id_to_str(i.tx_id), "outputIndex": i.output_index,
+                                "assetID": id_to_str(i.asset_id),
+                                "fxID": "spdxUxVJQbX85MGxMHbKw1sHxMnSqJ3QBzDyDYEP3h6TLuxqQ",
+                                "input": {"amount": getattr(i.in_, "amount", 0),
+                                          "signatureIndices": list(getattr(getattr(i.in_, "input", None),
+                                                                           "sig_indices", []))}}
+                               for i in b.ins],
+                    "memo": "0x" + b.memo.hex()})
+    if isinstance(tx, t.RewardValidatorTx):
+        out["txID"] = id_to_str(tx.tx_id)
+    return out
+
+
+def _tout(o: Any, vm: PlatformVM) -> dict:
+    return {"addresses": [format_address("P", vm.hrp, a) for a in o.owners.addresses], "amount": o.amount,
+            "locktime": o.owners.locktime, "threshold": o.owners.threshold}
+
+
+__all__ = ["build_service", "decode_utxo", "encode_utxo"]
