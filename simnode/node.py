@@ -5,6 +5,7 @@ serves HTTP, and offers the in-process Python API (`Node.start_in_thread`, async
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib
 import logging
 import shutil
@@ -79,7 +80,7 @@ class Node:
 
     # ----------------------------------------------------------------------------- identity
 
-    @property
+    @functools.cached_property
     def node_id_str(self) -> str:
         return node_id_to_str(self.node_id)
 

@@ -4,41 +4,13 @@ the chain records; X and C use shared memory through it)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ..api.jsonrpc import EthService, GorillaService
 from ..formats.ids import EVM_VM_ID, ZERO_ID
 from .avm.vm import XChainVM
 from .chain import Chain, ChainContext
 from .platform.vm import PlatformVM
-
-
-@dataclass(slots=True)
-class PendingChain:
-    """A chain whose VM has not landed yet: its IDs and routes exist, every method is unknown."""
-
-    chain_id: bytes
-    name: str
-    vm_id: bytes
-    default_aliases: tuple[str, ...]
-    subnet_id: bytes = ZERO_ID
-    _endpoints: dict[str, Any] = field(default_factory=dict)
-
-    def endpoints(self) -> dict[str, Any]:
-        return self._endpoints
-
-    def is_bootstrapped(self) -> bool:
-        return True
-
-    def reload(self) -> None:
-        pass
-
-    def mine(self, blocks: int) -> int:
-        return 0
-
-    def close(self) -> None:
-        pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +70,5 @@ def build_primary_chains(context: Callable[[bytes], ChainContext]) -> list[Chain
     g = context(ZERO_ID).genesis
     p = PlatformVM(context(ZERO_ID))
     x = XChainVM(context(g.x_chain_id))
-    c = PendingChain(g.c_chain_id, "C-Chain", EVM_VM_ID, ("C", "evm"),
-                     _endpoints={"/rpc": EthService(), "/avax": GorillaService(), "/admin": GorillaService()})
+    c = DeferredChain(g.c_chain_id, "C-Chain", EVM_VM_ID, ("C", "evm"), "simnode.vms.evm.chain", "EVMChain")
     return [p, x, c]

@@ -1,0 +1,113 @@
+"""Replay: start a node for a scenario, run it, record or check its golden trace.
+
+`replay()` is what `simnode replay` calls; `run_on()` runs a scenario against a node that is
+already up (the pytest plugin and `simnode run --scenario`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import NodeConfig
+from ..node import Node, NodeThread
+from . import trace as trace_mod
+from .accounts import Account
+from .errors import ScenarioError
+from .model import Scenario, load_scenario, scenario_from_dict
+from .runner import Runner, RunStats
+from .transport import HttpTransport, InProcessTransport, Transport
+
+
+class TraceMismatch(ScenarioError):
+    pass
+
+
+@dataclass(slots=True)
+class ReplayResult:
+    scenario: Scenario
+    stats: RunStats
+    saved: dict[str, Any]
+    accounts: dict[str, Account]
+    trace: dict[str, Any] | None = None
+    txs: list[Any] = field(default_factory=list)
+    runner: Runner | None = None
+
+
+def as_scenario(source: str | Path | Scenario | list[dict[str, Any]] | dict[str, Any],
+                vars: dict[str, Any] | None = None, base_dir: Path | None = None) -> Scenario:
+    """A Scenario from a path, a parsed document, a list of step tables or a Scenario."""
+    if isinstance(source, Scenario):
+        return source
+    if isinstance(source, list):
+        return scenario_from_dict({"steps": source}, "<steps>", base_dir=base_dir, vars=vars)
+    if isinstance(source, dict):
+        return scenario_from_dict(source, "<scenario>", base_dir=base_dir, vars=vars)
+    return load_scenario(source, vars=vars)
+
+
+def node_config(scenario: Scenario, *, clock: str | None = None, data_dir: Path | None = None,
+                http_host: str = "127.0.0.1", http_port: int = 0, log_level: str = "WARN",
+                api_admin_enabled: bool = False) -> NodeConfig:
+    net = scenario.network
+    mode = clock or net.get("clock", "virtual")
+    return NodeConfig(
+        http_host=http_host, http_port=http_port, network_id=net.get("network_id", 12345),
+        genesis_file=(scenario.base_dir / net["genesis"]) if "genesis" in net else None,
+        data_dir=data_dir, ephemeral=data_dir is None, seed=net.get("seed", 0), clock_mode=mode,
+        start_time_ms=net.get("start_time"), log_level=log_level, block_time=net.get("block_time", 0.0),
+        api_admin_enabled=api_admin_enabled,
+    )
+
+
+def transport_for(handle: NodeThread, kind: str = "inprocess") -> Transport:
+    if kind == "http":
+        return HttpTransport(handle.url, handle.node, handle.loop)
+    return InProcessTransport(handle.node, handle.loop)
+
+
+def run_on(handle: NodeThread, source: Any, *, vars: dict[str, Any] | None = None,
+           extra_accounts: dict[str, Account] | None = None, setup: bool = True, progress: bool | None = False,
+           transport: str = "inprocess", out: Any = None, base_dir: Path | None = None,
+           with_trace: bool = False) -> ReplayResult:
+    """Run a scenario (path, document, step list) against a running node."""
+    scenario = as_scenario(source, vars, base_dir)
+    node: Node = handle.node
+    t = transport_for(handle, transport)
+    runner = Runner(scenario, t, network_id=node.config.network_id, virtual=node.clock.mode == "virtual",
+                    block_time=node.config.block_time, extra_accounts=extra_accounts, progress=progress, out=out)
+    try:
+        stats = runner.run(setup=setup)
+        tr = trace_mod.record(runner) if with_trace else None
+    finally:
+        t.close()
+    return ReplayResult(scenario, stats, runner.saved, runner.accounts, tr, runner.txs, runner)
+
+
+def replay(source: Any, *, vars: dict[str, Any] | None = None, check: str | Path | None = None,
+           record: str | Path | None = None, data_dir: Path | None = None, progress: bool | None = None,
+           out: Any = None, transport: str = "inprocess", serve: Any = None, http_port: int = 0,
+           http_host: str = "127.0.0.1",
+           with_trace: bool = False, log_level: str = "WARN") -> ReplayResult:
+    """Start a fresh node on a virtual clock, run the scenario as fast as possible, stop.
+
+    `serve`, if given, is called with the running NodeThread after the run (it keeps the node up
+    as long as it does not return). Raises StepFailed / ScenarioLoadError / TraceMismatch.
+    """
+    scenario = as_scenario(source, vars)
+    config = node_config(scenario, clock="virtual", data_dir=data_dir, http_port=http_port, http_host=http_host,
+                         log_level=log_level)
+    with Node.start_in_thread(config) as handle:
+        result = run_on(handle, scenario, progress=progress, transport=transport, out=out,
+                        with_trace=with_trace or check is not None or record is not None)
+        if record is not None and result.trace is not None:
+            trace_mod.write(result.trace, record)
+        if check is not None and result.trace is not None:
+            golden = trace_mod.read(check)
+            diff = trace_mod.compare(result.trace, golden)
+            if diff is not None:
+                raise TraceMismatch(f"{scenario.source}: diverges from {check}: {diff}")
+        if serve is not None:
+            serve(handle)
+    return result

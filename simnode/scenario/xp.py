@@ -1,0 +1,430 @@
+"""X- and P-Chain steps.
+
+X-Chain txs are built here from what the public API tells (avm.getUTXOs, avm.getTxFee,
+info.getBlockchainID), signed with the account keys and sent with avm.issueTx. P-Chain txs are
+built with the P-Chain's own wallet (`simnode.vms.platform.builder.PBuilder`, which reads the
+VM's UTXOs and its dynamic fee) on the node's loop, then sent signed with platform.issueTx.
+Every tx is followed to its acceptance (getTxStatus) before the step ends.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..codec import (
+    BaseTxFields,
+    Input,
+    OutputOwners,
+    TransferableInput,
+    TransferableOutput,
+    TransferInput,
+    TransferOutput,
+    decode_utxo,
+    sort_outputs,
+)
+from ..formats.address import parse_address
+from ..formats.errors import FormatError
+from ..formats.ids import id_from_str, id_to_str, node_id_from_str, node_id_to_str
+from .accounts import Account, derive_key
+from .errors import StepError
+from .schema import amount_for_chain
+from .transport import RPCError
+
+if TYPE_CHECKING:
+    from .runner import Runner
+
+ACCEPT_WAIT_S = 30.0
+SUBNET_EVM_GENESIS = {
+    "config": {
+        "chainId": 99999, "homesteadBlock": 0, "eip150Block": 0, "eip155Block": 0, "eip158Block": 0,
+        "byzantiumBlock": 0, "constantinopleBlock": 0, "petersburgBlock": 0, "istanbulBlock": 0,
+        "muirGlacierBlock": 0, "feeConfig": {
+            "gasLimit": 12000000, "targetBlockRate": 2, "minBaseFee": 25000000000, "targetGas": 60000000,
+            "baseFeeChangeDenominator": 36, "minBlockGasCost": 0, "maxBlockGasCost": 1000000,
+            "blockGasCostStep": 200000},
+    },
+    "alloc": {"8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC": {"balance": "0x52B7D2DCC80CD2E4000000"}},
+    "nonce": "0x0", "timestamp": "0x0", "extraData": "0x00", "gasLimit": "0xb71b00", "difficulty": "0x0",
+    "mixHash": "0x0000000000000000000000000000000000000000000000000000000000000000",
+    "coinbase": "0x0000000000000000000000000000000000000000", "number": "0x0", "gasUsed": "0x0",
+    "parentHash": "0x0000000000000000000000000000000000000000000000000000000000000000",
+}
+
+
+class XPClient:
+    def __init__(self, runner: Runner) -> None:
+        self.r = runner
+        self._chain_ids: dict[str, bytes] = {}
+        self._avax: bytes | None = None
+        self._fees: dict[str, int] | None = None
+
+    def reset(self) -> None:
+        pass
+
+    # ------------------------------------------------------------------ lookups
+
+    def chain_id(self, alias: str) -> bytes:
+        if alias not in self._chain_ids:
+            res = self.r.transport.call("info", "info.getBlockchainID", {"alias": alias})
+            self._chain_ids[alias] = id_from_str(res["blockchainID"])
+        return self._chain_ids[alias]
+
+    def avax(self) -> bytes:
+        if self._avax is None:
+            res = self.r.transport.call("X", "avm.getAssetDescription", {"assetID": "AVAX"})
+            self._avax = id_from_str(res["assetID"])
+        return self._avax
+
+    def x_fees(self) -> dict[str, int]:
+        if self._fees is None:
+            res = self.r.transport.call("X", "avm.getTxFee", {})
+            self._fees = {k: int(v) for k, v in res.items()}
+        return self._fees
+
+    def address(self, chain: str, ref: str) -> str:
+        if ref in self.r.accounts:
+            return self.r.accounts[ref].address(chain)
+        if isinstance(ref, str) and ref.startswith(f"{chain}-"):
+            try:
+                parse_address(ref)
+            except FormatError as exc:
+                raise StepError(f"invalid address {ref!r}: {exc}") from None
+            return ref
+        raise StepError(f"'{ref}' is not an account or a {chain}-Chain address")
+
+    def short(self, chain: str, ref: str) -> bytes:
+        return parse_address(self.address(chain, ref))[2]
+
+    def asset(self, ref: str | None) -> bytes:
+        if ref is None or ref == "AVAX":
+            return self.avax()
+        if ref in self.r.saved and isinstance(self.r.saved[ref], str):
+            ref = self.r.saved[ref]
+        try:
+            return id_from_str(ref)
+        except (FormatError, ValueError):
+            res = self.r.transport.call("X", "avm.getAssetDescription", {"assetID": ref})
+            return id_from_str(res["assetID"])
+
+    def balance(self, chain: str, ref: str, asset: str | None) -> int:
+        addr = self.address(chain, ref)
+        if chain == "X":
+            res = self.r.transport.call("X", "avm.getBalance", {"address": addr, "assetID": asset or "AVAX"})
+        else:
+            res = self.r.transport.call("P", "platform.getBalance", {"addresses": [addr]})
+        return int(res["balance"])
+
+    # ------------------------------------------------------------------ acceptance
+
+    def wait(self, chain: str, tx_id: str) -> None:
+        method = "avm.getTxStatus" if chain == "X" else "platform.getTxStatus"
+        done = "Accepted" if chain == "X" else "Committed"
+        deadline = time.monotonic() + ACCEPT_WAIT_S
+        while True:
+            res = self.r.transport.call(chain, method, {"txID": tx_id})
+            status = res.get("status")
+            if status == done:
+                return
+            if status in ("Dropped", "Rejected", "Aborted"):
+                raise StepError(f"{chain}-Chain tx {tx_id} {status.lower()}: {res.get('reason', '')}".rstrip(": "))
+            if time.monotonic() > deadline:
+                raise StepError(f"{chain}-Chain tx {tx_id} not accepted within {ACCEPT_WAIT_S:.0f}s (status {status})")
+            time.sleep(0.001)
+
+    def issue(self, chain: str, tx_bytes: bytes) -> str:
+        method = "avm.issueTx" if chain == "X" else "platform.issueTx"
+        try:
+            res = self.r.transport.call(chain, method, {"tx": "0x" + tx_bytes.hex() + _checksum(tx_bytes),
+                                                        "encoding": "hex"})
+        except RPCError as exc:
+            raise StepError(f"{chain}-Chain refused the tx: {exc}") from None
+        tx_id = res["txID"]
+        self.r.record_tx(chain, tx_id)
+        self.wait(chain, tx_id)
+        return tx_id
+
+    # ------------------------------------------------------------------ X-Chain wallet (public API)
+
+    def x_utxos(self, addr: str, source: str | None = None) -> list[Any]:
+        from ..vms.avm.txs import X_REGISTRY
+
+        out = []
+        params: dict[str, Any] = {"addresses": [addr], "limit": 1024, "encoding": "hex"}
+        if source:
+            params["sourceChain"] = source
+        while True:
+            res = self.r.transport.call("X", "avm.getUTXOs", params)
+            for h in res["utxos"]:
+                raw = bytes.fromhex(h[2:])[:-4]
+                out.append(decode_utxo(raw, X_REGISTRY))
+            if int(res["numFetched"]) < 1024:
+                break
+            params["startIndex"] = res["endIndex"]
+        return out
+
+    def _spend(self, acct: Account, needs: dict[bytes, int]) -> tuple[list[tuple[TransferableInput, bytes]], dict[bytes, int]]:
+        """Inputs covering `needs` (asset → amount) from acct's X UTXOs; returns them and the change."""
+        me = acct.short_address
+        now_s = self.r.now_ms() // 1000
+        chosen: list[tuple[TransferableInput, bytes]] = []
+        have: dict[bytes, int] = {a: 0 for a in needs}
+        utxos = [u for u in self.x_utxos(acct.x_address) if u.asset_id in needs and isinstance(u.out, TransferOutput)
+                 and u.out.owners.threshold == 1 and me in u.out.owners.addresses and u.out.owners.locktime <= now_s]
+        utxos.sort(key=lambda u: (-u.out.amount, u.id))
+        for u in utxos:
+            if have[u.asset_id] >= needs[u.asset_id]:
+                continue
+            idx = u.out.owners.addresses.index(me)
+            chosen.append((TransferableInput(u.tx_id, u.output_index, u.asset_id,
+                                             TransferInput(u.out.amount, Input((idx,)))), acct.private_key))
+            have[u.asset_id] += u.out.amount
+        for asset, need in needs.items():
+            if have[asset] < need:
+                raise StepError(f"insufficient funds on X for {acct.name}: have {have[asset]}, need {need} "
+                                f"(asset {id_to_str(asset)}, fee included)")
+        chosen.sort(key=lambda p: (p[0].tx_id, p[0].output_index))
+        return chosen, {a: have[a] - needs[a] for a in needs}
+
+    def _x_base(self, acct: Account, outs: list[TransferableOutput], needs: dict[bytes, int],
+                memo: bytes = b"") -> tuple[BaseTxFields, list[tuple[TransferableInput, bytes]]]:
+        from ..vms.avm.txs import X_REGISTRY
+
+        pairs, change = self._spend(acct, needs)
+        all_outs = list(outs)
+        for asset, amount in sorted(change.items()):
+            if amount > 0:
+                all_outs.append(TransferableOutput(asset, TransferOutput(amount, _owner(acct.short_address))))
+        base = BaseTxFields(self.r.network_id, self.chain_id("X"), sort_outputs(all_outs, X_REGISTRY),
+                            tuple(p[0] for p in pairs), memo)
+        return base, pairs
+
+    def _x_sign_issue(self, unsigned: Any, pairs: list[tuple[TransferableInput, bytes]]) -> str:
+        from ..vms.avm.txs import sign_tx
+
+        tx = sign_tx(unsigned, [[k] for _, k in pairs])
+        return self.issue("X", tx.bytes)
+
+    def x_transfer(self, acct: Account, to: bytes, amount: int, asset: bytes, memo: bytes) -> str:
+        from ..vms.avm.txs import BaseTx
+
+        avax, fee = self.avax(), self.x_fees()["txFee"]
+        needs = {avax: fee}
+        needs[asset] = needs.get(asset, 0) + amount
+        out = TransferableOutput(asset, TransferOutput(amount, _owner(to)))
+        base, pairs = self._x_base(acct, [out], needs, memo)
+        return self._x_sign_issue(BaseTx(base), pairs)
+
+    # ------------------------------------------------------------------ P-Chain wallet (the VM's builder)
+
+    def p_build(self, keys: list[bytes], fn: Any) -> bytes:
+        """Run fn(builder, vm) on the node's loop; returns the signed tx bytes."""
+        from ..vms.platform.builder import BuildError, PBuilder
+
+        def build() -> bytes:
+            vm = self.r.node_chain("P")
+            signed = fn(PBuilder(vm, keys), vm)
+            return signed.tx_bytes
+
+        try:
+            return self.r.on_node(build)
+        except BuildError as exc:
+            raise StepError(f"cannot build the P-Chain tx: {exc}") from None
+
+    # ------------------------------------------------------------------ steps
+
+    def transfer(self, chain: str, acct: Account, to_addr: str, amount: int, asset: str | None = None,
+                 memo: str = "") -> str:
+        to = parse_address(to_addr)[2]
+        if chain == "X":
+            return self.x_transfer(acct, to, amount, self.asset(asset), memo.encode())
+        raw = self.p_build([acct.private_key], lambda b, vm: b.base_tx(to, amount, memo.encode()))
+        return self.issue("P", raw)
+
+    def export(self, f: dict[str, Any]) -> Any:
+        src, dst = f["from_chain"], f["to_chain"]
+        if "C" in (src, dst):
+            raise StepError("C-Chain atomic txs (avax.* at /ext/bc/C/avax) are not available in this build")
+        acct = self.r.account(f["from"])
+        to = self.r.account(f.get("to", f["from"]))
+        amount = amount_for_chain(f["amount"], src)
+        dest_id = self.chain_id(dst)
+        if src == "X":
+            from ..vms.avm.txs import ExportTx
+
+            avax = self.avax()
+            out = TransferableOutput(avax, TransferOutput(amount, _owner(to.short_address)))
+            base, pairs = self._x_base(acct, [], {avax: amount + self.x_fees()["txFee"]})
+            export_id = self._x_sign_issue(ExportTx(base, dest_id, (out,)), pairs)
+        else:
+            raw = self.p_build([acct.private_key], lambda b, vm: b.export_tx(dest_id, to.short_address, amount))
+            export_id = self.issue("P", raw)
+        if not f.get("import", True):
+            return export_id
+        import_id = self.import_(dst, src, to)
+        return {"export": export_id, "import": import_id}
+
+    def import_(self, chain: str, source: str, to: Account) -> str:
+        if "C" in (chain, source):
+            raise StepError("C-Chain atomic txs (avax.* at /ext/bc/C/avax) are not available in this build")
+        src_id = self.chain_id(source)
+        if chain == "P":
+            raw = self.p_build([to.private_key], lambda b, vm: b.import_tx(src_id, to.short_address))
+            return self.issue("P", raw)
+        from ..vms.avm.txs import ImportTx
+
+        me = to.short_address
+        utxos = [u for u in self.x_utxos(to.x_address, source) if isinstance(u.out, TransferOutput)
+                 and u.out.owners.threshold == 1 and me in u.out.owners.addresses]
+        if not utxos:
+            raise StepError(f"nothing exported from {source} to {to.name} is waiting on X")
+        avax, fee = self.avax(), self.x_fees()["txFee"]
+        utxos.sort(key=lambda u: u.id)
+        ins = [(TransferableInput(u.tx_id, u.output_index, u.asset_id,
+                                  TransferInput(u.out.amount, Input((u.out.owners.addresses.index(me),)))),
+                to.private_key) for u in utxos]
+        ins.sort(key=lambda p: (p[0].tx_id, p[0].output_index))
+        totals: dict[bytes, int] = {}
+        for p, _ in ins:
+            totals[p.asset_id] = totals.get(p.asset_id, 0) + p.in_.amount
+        if totals.get(avax, 0) <= fee:
+            raise StepError(f"the imported AVAX ({totals.get(avax, 0)} nAVAX) does not cover the X fee ({fee})")
+        totals[avax] -= fee
+        from ..vms.avm.txs import X_REGISTRY
+        outs = [TransferableOutput(a, TransferOutput(n, _owner(me))) for a, n in sorted(totals.items())]
+        base = BaseTxFields(self.r.network_id, self.chain_id("X"), sort_outputs(outs, X_REGISTRY), (), b"")
+        return self._x_sign_issue(ImportTx(base, src_id, tuple(p for p, _ in ins)), ins)
+
+    def create_asset(self, f: dict[str, Any]) -> str:
+        from ..vms.avm.txs import CreateAssetTx, InitialState
+
+        acct = self.r.account(f["from"])
+        holder = self.r.account(f["to"]).short_address if "to" in f else acct.short_address
+        avax = self.avax()
+        base, pairs = self._x_base(acct, [], {avax: self.x_fees()["createAssetTxFee"]})
+        state = InitialState(0, (TransferOutput(f["supply"], _owner(holder)),))
+        tx = CreateAssetTx(base, f["name"], f["symbol"], f.get("denomination", 9), (state,))
+        return self._x_sign_issue(tx, pairs)
+
+    def node_identity(self, ref: str) -> tuple[bytes, Any]:
+        """(node ID, BLS key): a "NodeID-…" (no BLS key) or a name → both derived from the seed."""
+        from ..crypto import bls
+
+        if ref.startswith("NodeID-"):
+            try:
+                return node_id_from_str(ref), None
+            except (FormatError, ValueError) as exc:
+                raise StepError(f"invalid node ID {ref!r}: {exc}") from None
+        seed = self.r.scenario.seed
+        node_id = derive_key(seed, ref, "node")[:20]
+        return node_id, bls.secret_key_from_seed(derive_key(seed, ref, "bls"))
+
+    def add_validator(self, f: dict[str, Any]) -> str:
+        acct = self.r.account(f["from"])
+        node_id, sk = self.node_identity(f["node"])
+        if sk is None:
+            raise StepError("add_validator needs a node name (its NodeID and BLS key are derived from the seed)")
+        weight = amount_for_chain(f["amount"], "P")
+        reward = self.r.account(f["reward_to"]).short_address if "reward_to" in f else None
+        shares = f.get("delegation_fee", 20_000)
+        duration = f["duration"]
+        raw = self.p_build([acct.private_key], lambda b, vm: b.add_validator(
+            node_id, vm.next_block_time() + duration, weight, sk, shares, reward))
+        self.r.saved.setdefault("_nodes", {})[f["node"]] = node_id_to_str(node_id)
+        return self.issue("P", raw)
+
+    def add_delegator(self, f: dict[str, Any]) -> str:
+        acct = self.r.account(f["from"])
+        node_id, _ = self.node_identity(f["node"])
+        weight = amount_for_chain(f["amount"], "P")
+        reward = self.r.account(f["reward_to"]).short_address if "reward_to" in f else None
+        duration = f["duration"]
+        raw = self.p_build([acct.private_key], lambda b, vm: b.add_delegator(
+            node_id, vm.next_block_time() + duration, weight, reward))
+        return self.issue("P", raw)
+
+    def create_subnet(self, f: dict[str, Any]) -> str:
+        from ..vms.platform.builder import owner
+
+        acct = self.r.account(f["from"])
+        owners = [self.r.account(o) for o in f.get("owners", [f["from"]])]
+        threshold = f.get("threshold", 1)
+        if threshold > len(owners):
+            raise StepError(f"threshold {threshold} is more than the {len(owners)} owner(s)")
+        keys = [acct.private_key] + [o.private_key for o in owners if o.name != acct.name]
+        raw = self.p_build(keys, lambda b, vm: b.create_subnet(
+            owner(*(o.short_address for o in owners), threshold=threshold)))
+        return self.issue("P", raw)
+
+    def _id_ref(self, ref: str, what: str) -> bytes:
+        value = self.r.saved.get(ref, ref)
+        if isinstance(value, dict):
+            value = value.get("id") or value.get("txID")
+        try:
+            return id_from_str(value)
+        except (FormatError, ValueError, TypeError):
+            raise StepError(f"'{ref}' is not a saved {what} nor a {what} ID") from None
+
+    def create_chain(self, f: dict[str, Any]) -> str:
+        from ..formats.ids import SUBNET_EVM_VM_ID, vm_id_from_name
+
+        acct = self.r.account(f["from"])
+        subnet = self._id_ref(f["subnet"], "subnet")
+        vm_ref = f.get("vm", "subnet-evm")
+        if vm_ref in ("subnet-evm", "subnetevm"):
+            vm_id = SUBNET_EVM_VM_ID
+        else:
+            try:
+                vm_id = id_from_str(vm_ref)
+            except (FormatError, ValueError):
+                vm_id = vm_id_from_name(vm_ref)
+        genesis = f.get("genesis", SUBNET_EVM_GENESIS)
+        if isinstance(genesis, str):
+            try:
+                genesis_bytes = (self.r.scenario.base_dir / genesis).read_bytes()
+            except OSError as exc:
+                raise StepError(f"cannot read genesis {genesis}: {exc.strerror}") from None
+        else:
+            genesis_bytes = json.dumps(genesis, separators=(",", ":")).encode()
+        owners = self._subnet_keys(acct)
+        raw = self.p_build(owners, lambda b, vm: b.create_chain(subnet, f["name"], vm_id, genesis_bytes))
+        return self.issue("P", raw)
+
+    def _subnet_keys(self, acct: Account) -> list[bytes]:
+        keys = [acct.private_key]
+        keys += [a.private_key for a in self.r.accounts.values() if a.name != acct.name]
+        return keys
+
+    def convert_to_l1(self, f: dict[str, Any]) -> str:
+        acct = self.r.account(f["from"])
+        subnet = self._id_ref(f["subnet"], "subnet")
+        chain = self._id_ref(f["chain"], "chain")
+        manager = self.r.eth_address(f["manager"]) if "manager" in f else bytes(20)
+        vdrs = []
+        for v in f.get("validators", []) or [{"node_id": "l1-validator-0"}]:
+            node_id, sk = self.node_identity(v["node_id"])
+            if sk is None:
+                raise StepError("L1 validators need a node name (their BLS keys are derived from the seed)")
+            weight = int(v.get("weight", 100))
+            balance = amount_for_chain(_amount(v.get("balance", "1 AVAX")), "P")
+            vdrs.append((node_id, weight, balance, sk))
+        raw = self.p_build(self._subnet_keys(acct), lambda b, vm: b.convert_subnet(subnet, chain, manager, vdrs))
+        return self.issue("P", raw)
+
+
+def _amount(value: Any) -> tuple[int, str]:
+    from .schema import Invalid, v_amount
+    try:
+        return v_amount(value)
+    except Invalid as exc:
+        raise StepError(str(exc)) from None
+
+
+def _owner(addr: bytes) -> OutputOwners:
+    return OutputOwners(0, 1, (addr,))
+
+
+def _checksum(data: bytes) -> str:
+    from ..crypto.hashing import sha256
+    return sha256(data)[-4:].hex()

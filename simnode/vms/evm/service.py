@@ -1,0 +1,864 @@
+"""The C-Chain's Ethereum JSON-RPC (`/ext/bc/C/rpc`): eth_, net_, web3_, txpool_ and coreth extras.
+
+Handlers parse params, call the chain (chain.py / execution.py) and format geth-shaped JSON.
+Block JSON is a Go map in coreth, so its keys are alphabetical; transactions, receipts and logs
+follow geth's field order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from typing import Any
+
+from eth_bloom import BloomFilter
+
+from ...api.jsonrpc import EthService, GorillaService, InvalidParams, RPCError
+from ...crypto.hashing import keccak256
+from ...network import LOCAL_UPGRADE_TIME, UNSCHEDULED_TIME
+from .accounts import address_of, dev_keys, sign_hash
+from .chain import BlockInfo, ChainError, EVMChain
+from .execution import CallArgs, Executor
+from .fees import INITIAL_MIN_DELAY_EXCESS
+from .rules import EMPTY_RLP_HASH
+
+CLIENT_VERSION = "v1.14.2"
+MAX_LOG_RANGE = 100_000
+FILTER_TIMEOUT_S = 300
+ZERO32 = "0x" + "00" * 32
+
+
+# ----------------------------------------------------------------------------- param parsing
+
+
+def parse_address(v: Any, arg: int = 0) -> bytes:
+    if not isinstance(v, str) or not v.startswith(("0x", "0X")):
+        raise InvalidParams(f"invalid argument {arg}: hex string without 0x prefix")
+    h = v[2:]
+    if len(h) != 40:
+        raise InvalidParams(f"invalid argument {arg}: hex string has length {len(h)}, want 40 for common.Address")
+    try:
+        return bytes.fromhex(h)
+    except ValueError:
+        raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
+
+
+def parse_quantity(v: Any, arg: int = 0) -> int:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if not isinstance(v, str) or not v.startswith(("0x", "0X")):
+        raise InvalidParams(f"invalid argument {arg}: hex string without 0x prefix")
+    h = v[2:]
+    if not h:
+        raise InvalidParams(f"invalid argument {arg}: hex string \"0x\"")
+    if len(h) > 1 and h[0] == "0":
+        raise InvalidParams(f"invalid argument {arg}: hex number with leading zero digits")
+    try:
+        return int(h, 16)
+    except ValueError:
+        raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
+
+
+def parse_data(v: Any, arg: int = 0) -> bytes:
+    if v is None:
+        return b""
+    if not isinstance(v, str) or not v.startswith(("0x", "0X")):
+        raise InvalidParams(f"invalid argument {arg}: hex string without 0x prefix")
+    h = v[2:]
+    if len(h) % 2:
+        raise InvalidParams(f"invalid argument {arg}: hex string of odd length")
+    try:
+        return bytes.fromhex(h)
+    except ValueError:
+        raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
+
+
+def parse_hash(v: Any, arg: int = 0) -> bytes:
+    b = parse_data(v, arg)
+    if len(b) != 32:
+        raise InvalidParams(f"invalid argument {arg}: hex string has length {len(b) * 2}, want 64 for common.Hash")
+    return b
+
+
+def hx(n: int) -> str:
+    return hex(n)
+
+
+def hb(b: bytes) -> str:
+    return "0x" + b.hex()
+
+
+# ----------------------------------------------------------------------------- formatting
+
+
+def tx_json(chain: EVMChain, tx: Any, sender: bytes, block: BlockInfo | None, index: int | None,
+            raw: bytes | None = None) -> dict:
+    type_id = tx.type_id or 0
+    h = tx.hash if raw is None else keccak256(raw)
+    out: dict[str, Any] = {
+        "blockHash": hb(block.hash) if block else None,
+        "blockNumber": hx(block.number) if block else None,
+        "from": hb(sender),
+        "gas": hx(tx.gas),
+    }
+    base_fee = block.header.base_fee_per_gas if block else None
+    if type_id == 2:
+        price = min(tx.max_fee_per_gas, base_fee + tx.max_priority_fee_per_gas) if base_fee is not None else tx.max_fee_per_gas
+        out["gasPrice"] = hx(price)
+        out["maxFeePerGas"] = hx(tx.max_fee_per_gas)
+        out["maxPriorityFeePerGas"] = hx(tx.max_priority_fee_per_gas)
+    else:
+        out["gasPrice"] = hx(tx.gas_price)
+    out["hash"] = hb(h)
+    out["input"] = hb(tx.data)
+    out["nonce"] = hx(tx.nonce)
+    out["to"] = hb(tx.to) if tx.to else None
+    out["transactionIndex"] = hx(index) if index is not None else None
+    out["value"] = hx(tx.value)
+    out["type"] = hx(type_id)
+    if type_id in (1, 2):
+        out["accessList"] = [{"address": hb(a), "storageKeys": ["0x" + k.to_bytes(32, "big").hex() for k in keys]}
+                             for a, keys in tx.access_list]
+        out["chainId"] = hx(tx.chain_id)
+        out["v"] = hx(tx.y_parity)
+        out["r"] = hx(tx.r)
+        out["s"] = hx(tx.s)
+        out["yParity"] = hx(tx.y_parity)
+    else:
+        v = tx.v
+        if v not in (27, 28):
+            out["chainId"] = hx((v - 35) // 2)
+        out["v"] = hx(v)
+        out["r"] = hx(tx.r)
+        out["s"] = hx(tx.s)
+    return out
+
+
+def log_json(block: BlockInfo, tx_index: int, log_index: int, lg: list) -> dict:
+    return {
+        "address": hb(lg[0]),
+        "topics": [hb(t) for t in lg[1]],
+        "data": hb(lg[2]),
+        "blockNumber": hx(block.number),
+        "transactionHash": hb(keccak256(block.raws[tx_index])),
+        "transactionIndex": hx(tx_index),
+        "blockHash": hb(block.hash),
+        "logIndex": hx(log_index),
+        "removed": False,
+    }
+
+
+def bloom_of(logs: list) -> int:
+    bloom = BloomFilter()
+    for lg in logs:
+        bloom.add(lg[0])
+        for t in lg[1]:
+            bloom.add(t)
+    return int(bloom)
+
+
+def receipt_json(block: BlockInfo, index: int) -> dict:
+    rc = block.receipts[index]
+    tx = block.txs[index]
+    first_log = sum(len(r[5]) for r in block.receipts[:index])
+    logs = [log_json(block, index, first_log + i, lg) for i, lg in enumerate(rc[5])]
+    out = {
+        "blockHash": hb(block.hash),
+        "blockNumber": hx(block.number),
+        "contractAddress": hb(rc[4]) if rc[4] else None,
+        "cumulativeGasUsed": hx(rc[1]),
+        "effectiveGasPrice": hx(rc[3]),
+        "from": hb(block.senders[index]),
+        "gasUsed": hx(rc[2]),
+        "logs": logs,
+        "logsBloom": "0x" + bloom_of(rc[5]).to_bytes(256, "big").hex(),
+        "status": hx(rc[0]),
+        "to": hb(tx.to) if tx.to else None,
+        "transactionHash": hb(keccak256(block.raws[index])),
+        "transactionIndex": hx(index),
+        "type": hx(tx.type_id or 0),
+    }
+    return out
+
+
+def block_json(chain: EVMChain, block: BlockInfo, full: bool) -> dict:
+    h = block.header
+    out: dict[str, Any] = {
+        "baseFeePerGas": hx(h.base_fee_per_gas),
+        "blockExtraData": "0x",
+        "difficulty": hx(h.difficulty),
+        "extDataHash": hb(EMPTY_RLP_HASH),
+        "extraData": hb(h.extra_data),
+        "gasLimit": hx(h.gas_limit),
+        "gasUsed": hx(h.gas_used),
+        "hash": hb(block.hash),
+        "logsBloom": "0x" + h.bloom.to_bytes(256, "big").hex(),
+        "miner": hb(h.coinbase),
+        "mixHash": hb(h.mix_hash),
+        "nonce": hb(h.nonce),
+        "number": hx(h.block_number),
+        "parentHash": hb(h.parent_hash),
+        "receiptsRoot": hb(h.receipt_root),
+        "sha3Uncles": hb(h.uncles_hash),
+        "size": hx(block.size),
+        "stateRoot": hb(h.state_root),
+        "timestamp": hx(h.timestamp),
+        "totalDifficulty": hx(h.block_number),
+        "transactionsRoot": hb(h.transaction_root),
+        "uncles": [],
+    }
+    if block.number > 0:
+        out["blobGasUsed"] = hx(h.blob_gas_used)
+        out["blockGasCost"] = "0x0"
+        out["excessBlobGas"] = hx(h.excess_blob_gas)
+        out["extDataGasUsed"] = "0x0"
+        out["minDelayExcess"] = hx(INITIAL_MIN_DELAY_EXCESS)
+        out["parentBeaconBlockRoot"] = hb(h.parent_beacon_block_root)
+        out["timestampMilliseconds"] = hx(block.ms)
+    if full:
+        out["transactions"] = [tx_json(chain, tx, block.senders[i], block, i, block.raws[i])
+                               for i, tx in enumerate(block.txs)]
+    else:
+        out["transactions"] = [hb(keccak256(r)) for r in block.raws]
+    return dict(sorted(out.items()))
+
+
+def pending_tx_json(chain: EVMChain, p: Any) -> dict:
+    return tx_json(chain, p.tx, p.sender, None, None, p.raw)
+
+
+# ----------------------------------------------------------------------------- the service
+
+
+class EthAPI:
+    def __init__(self, chain: EVMChain) -> None:
+        self.chain = chain
+        self.exec = Executor(chain)
+        self.filters: dict[str, dict] = {}
+        self._filter_ids = itertools.count(1)
+        keys = dev_keys(10)
+        for k in keys:
+            chain.dev_keys[address_of(k)] = k
+        self.accounts = [address_of(k) for k in keys]
+        chain.listeners.append(self._on_event)
+
+    # -------------------------------------------------------------- helpers
+
+    def resolve(self, tag: Any, arg: int = 1, allow_missing: bool = False) -> BlockInfo | None:
+        chain = self.chain
+        if tag is None:
+            return chain.head
+        if isinstance(tag, dict):
+            if tag.get("blockHash"):
+                b = chain.block_by_hash(parse_hash(tag["blockHash"], arg))
+                if b is None:
+                    raise RPCError("header for hash not found")
+                return b
+            if "blockNumber" in tag:
+                tag = tag["blockNumber"]
+            else:
+                raise InvalidParams(f"invalid argument {arg}: invalid block number or hash")
+        if isinstance(tag, str):
+            t = tag.lower()
+            if t in ("latest", "pending", "safe", "finalized", "accepted"):
+                return chain.head
+            if t == "earliest":
+                return chain.block(0)
+            if len(t) == 66:
+                b = chain.block_by_hash(parse_hash(tag, arg))
+                if b is None and not allow_missing:
+                    raise RPCError("header for hash not found")
+                return b
+        n = parse_quantity(tag, arg)
+        b = chain.block(n) if n <= chain.head.number else None
+        if b is None and not allow_missing:
+            raise RPCError("header not found")
+        return b
+
+    def _latest_or_block(self, tag: Any, arg: int = 1) -> BlockInfo | None:
+        b = self.resolve(tag, arg)
+        return None if b is None or b.number == self.chain.head.number else b
+
+    def call_args(self, obj: Any, arg: int = 0) -> CallArgs:
+        if not isinstance(obj, dict):
+            raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into TransactionArgs")
+        data = obj.get("input")
+        if data is None:
+            data = obj.get("data")
+        elif obj.get("data") is not None and obj.get("data") != data:
+            raise ChainError('both "data" and "input" are set and not equal. Please use "input" to pass transaction call data')
+        q = lambda k: parse_quantity(obj[k], arg) if obj.get(k) is not None else None
+        if obj.get("gasPrice") is not None and (obj.get("maxFeePerGas") is not None or obj.get("maxPriorityFeePerGas") is not None):
+            raise ChainError("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
+        return CallArgs(
+            sender=parse_address(obj["from"], arg) if obj.get("from") else b"\x00" * 20,
+            to=parse_address(obj["to"], arg) if obj.get("to") else None,
+            gas=q("gas"), gas_price=q("gasPrice"), max_fee=q("maxFeePerGas"), tip=q("maxPriorityFeePerGas"),
+            value=q("value") or 0, data=parse_data(data, arg), nonce=q("nonce"),
+            access_list=obj.get("accessList"),
+        )
+
+    def suggested_tip(self) -> int:
+        """coreth's oracle, simplified: 1 wei on an idle chain; else the 60th percentile of
+        recent tips (last 20 blocks within 80 s), clamped to [1 wei, 150 gwei]."""
+        chain = self.chain
+        head = chain.head
+        tips = []
+        for n in range(head.number, max(0, head.number - 20), -1):
+            b = chain.block(n)
+            if b is None or head.ms - b.ms > 80_000:
+                break
+            base = b.header.base_fee_per_gas
+            for rc in b.receipts:
+                tips.append(rc[3] - base)
+        if not tips:
+            return 1
+        tips.sort()
+        tip = tips[min(len(tips) - 1, len(tips) * 60 // 100)]
+        return max(1, min(tip, 150 * 10**9))
+
+    # -------------------------------------------------------------- events (filters)
+
+    def _on_event(self, kind: str, payload: Any) -> None:
+        if kind == "pending":
+            for f in self.filters.values():
+                if f["type"] == "pending":
+                    f["items"].append(hb(payload.hash))
+
+    def _gc_filters(self) -> None:
+        now = time.monotonic()
+        for fid in [k for k, f in self.filters.items() if now - f["seen"] > FILTER_TIMEOUT_S]:
+            del self.filters[fid]
+
+    def _new_filter_id(self) -> str:
+        return hex(int.from_bytes(keccak256(b"filter" + next(self._filter_ids).to_bytes(8, "big"))[:16], "big"))
+
+    # -------------------------------------------------------------- logs
+
+    def parse_log_filter(self, crit: Any) -> dict:
+        if not isinstance(crit, dict):
+            raise InvalidParams("invalid argument 0: json: cannot unmarshal non-object into FilterCriteria")
+        addrs = crit.get("address")
+        if addrs is None:
+            addr_list: list[bytes] = []
+        elif isinstance(addrs, str):
+            addr_list = [parse_address(addrs)]
+        else:
+            addr_list = [parse_address(a) for a in addrs]
+        topics = []
+        for t in crit.get("topics") or []:
+            if t is None:
+                topics.append(None)
+            elif isinstance(t, str):
+                topics.append({parse_hash(t)})
+            else:
+                topics.append({parse_hash(x) for x in t if x is not None} if all(x is not None for x in t) else None)
+        if len(topics) > 4:
+            raise ChainError("too many topics")
+        return {"addresses": addr_list, "topics": topics, "blockHash": crit.get("blockHash"),
+                "fromBlock": crit.get("fromBlock"), "toBlock": crit.get("toBlock")}
+
+    def _tag_number(self, tag: Any, default: int) -> int:
+        if tag is None:
+            return default
+        if isinstance(tag, str) and tag.lower() in ("latest", "pending", "safe", "finalized", "accepted"):
+            return self.chain.head.number
+        if isinstance(tag, str) and tag.lower() == "earliest":
+            return 0
+        return parse_quantity(tag)
+
+    @staticmethod
+    def _match(lg: list, addrs: set[bytes], topics: list) -> bool:
+        if addrs and lg[0] not in addrs:
+            return False
+        if len(topics) > len(lg[1]):
+            return False
+        for i, want in enumerate(topics):
+            if want is not None and lg[1][i] not in want:
+                return False
+        return True
+
+    def logs_in_block(self, b: BlockInfo, f: dict) -> list[dict]:
+        out = []
+        addrs = set(f["addresses"])
+        idx = 0
+        for ti, rc in enumerate(b.receipts):
+            for lg in rc[5]:
+                if self._match(lg, addrs, f["topics"]):
+                    out.append(log_json(b, ti, idx, lg))
+                idx += 1
+        return out
+
+    def logs_in_range(self, f: dict, start: int, end: int) -> list[dict]:
+        chain = self.chain
+        end = min(end, chain.head.number)
+        if start > end:
+            return []
+        if end - start + 1 > MAX_LOG_RANGE:
+            raise ChainError(f"requested too many blocks from {start} to {end}, maximum is set to {MAX_LOG_RANGE}")
+        store, p = chain.store, chain.prefix
+        nums: set[int] = set()
+        if f["addresses"]:
+            for a in f["addresses"]:
+                pre = p + b"la/" + a
+                for k, _ in store.iterate(pre, start=pre + start.to_bytes(8, "big")):
+                    n = int.from_bytes(k[-8:], "big")
+                    if n > end:
+                        break
+                    nums.add(n)
+        else:
+            pre = p + b"lb/"
+            for k, _ in store.iterate(pre, start=pre + start.to_bytes(8, "big")):
+                n = int.from_bytes(k[-8:], "big")
+                if n > end:
+                    break
+                nums.add(n)
+        out: list[dict] = []
+        for n in sorted(nums):
+            b = chain.block(n)
+            if b is not None:
+                out.extend(self.logs_in_block(b, f))
+        return out
+
+    def get_logs(self, crit: Any) -> list[dict]:
+        f = self.parse_log_filter(crit)
+        if f["blockHash"]:
+            if f["fromBlock"] is not None or f["toBlock"] is not None:
+                raise ChainError("cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other")
+            b = self.chain.block_by_hash(parse_hash(f["blockHash"]))
+            if b is None:
+                raise ChainError("unknown block")
+            return self.logs_in_block(b, f)
+        head = self.chain.head.number
+        start = self._tag_number(f["fromBlock"], head)
+        end = self._tag_number(f["toBlock"], head)
+        if start > end and f["toBlock"] is not None:
+            raise ChainError("invalid block range params")
+        return self.logs_in_range(f, start, end)
+
+    # -------------------------------------------------------------- sending
+
+    async def send_raw(self, data: Any) -> str:
+        raw = parse_data(data)
+        chain = self.chain
+        h = chain.submit_raw(raw)
+        await self._wait_automine(h)
+        return hb(h)
+
+    async def _wait_automine(self, h: bytes) -> None:
+        chain = self.chain
+        if chain.automine and chain.pool.get(h) is not None and chain.is_executable(h):
+            try:
+                await asyncio.wait_for(chain.wait_included(h), 10)
+            except (TimeoutError, asyncio.CancelledError):
+                pass
+
+    def fill_tx(self, obj: dict) -> tuple[Any, bytes, bytes]:
+        """eth_sendTransaction: fill defaults, sign with a dev key (or fake-sign if impersonated)."""
+        chain = self.chain
+        args = self.call_args(obj)
+        if not obj.get("from"):
+            raise ChainError("from not specified")  # geth: missing from is an error for send
+        sender = args.sender
+        key = chain.dev_keys.get(sender)
+        impersonated = sender in chain.impersonated or chain.auto_impersonate
+        if key is None and not impersonated:
+            raise ChainError("unknown account")
+        nonce = args.nonce if args.nonce is not None else chain.pending_nonce(sender)
+        base_fee = chain.next_base_fee()
+        if args.gas is None:
+            gas = self.exec.estimate(CallArgs(sender, args.to, None, None, None, None, args.value, args.data, None, None),
+                                     None)
+        else:
+            gas = args.gas
+        builder = chain.evm.get_vm().get_transaction_builder()
+        to = args.to or b""
+        legacy = args.gas_price is not None or obj.get("type") in ("0x0", 0)
+        if legacy:
+            price = args.gas_price if args.gas_price is not None else base_fee * 2 + self.suggested_tip()
+            utx = builder.create_unsigned_transaction(nonce=nonce, gas_price=price, gas=gas, to=to,
+                                                     value=args.value, data=args.data)
+        else:
+            tip = args.tip if args.tip is not None else self.suggested_tip()
+            max_fee = args.max_fee if args.max_fee is not None else base_fee * 2 + tip
+            utx = builder.new_unsigned_dynamic_fee_transaction(
+                chain_id=chain.evm_chain_id, nonce=nonce, max_priority_fee_per_gas=tip, max_fee_per_gas=max_fee,
+                gas=gas, to=to, value=args.value, data=args.data, access_list=[])
+        if key is not None:
+            from eth_keys import keys as eth_keys
+            pk = eth_keys.PrivateKey(key)
+            tx = utx.as_signed_transaction(pk, chain_id=chain.evm_chain_id) if legacy else utx.as_signed_transaction(pk)
+        else:
+            r = int.from_bytes(sender, "big") or 1
+            if legacy:
+                tx = builder.new_transaction(nonce=nonce, gas_price=utx.gas_price, gas=gas, to=to, value=args.value,
+                                             data=args.data, v=chain.evm_chain_id * 2 + 35, r=r, s=1)
+            else:
+                tx = builder.new_dynamic_fee_transaction(
+                    chain_id=chain.evm_chain_id, nonce=nonce, max_priority_fee_per_gas=utx.max_priority_fee_per_gas,
+                    max_fee_per_gas=utx.max_fee_per_gas, gas=gas, to=to, value=args.value, data=args.data,
+                    access_list=[], y_parity=0, r=r, s=1)
+        raw = _raw_of(tx)
+        return tx, raw, sender
+
+    async def send_transaction(self, obj: Any) -> str:
+        if not isinstance(obj, dict):
+            raise InvalidParams("invalid argument 0: json: cannot unmarshal non-object into TransactionArgs")
+        tx, raw, sender = self.fill_tx(obj)
+        h = self.chain.submit_tx(tx, raw, sender)
+        await self._wait_automine(h)
+        return hb(h)
+
+
+def _raw_of(tx: Any) -> bytes:
+    import rlp
+    if (tx.type_id or 0) == 0:
+        return rlp.encode(tx)
+    return tx.encode()
+
+
+def build_endpoints(chain: EVMChain) -> dict[str, Any]:
+    from .admin import build_admin
+    from .dev import register_dev
+    from .ws import make_ws_handler
+
+    svc = EthService()
+    api = EthAPI(chain)
+    register_eth(svc, api)
+    register_dev(svc, api)
+    try:
+        from .trace import register_trace
+        register_trace(svc, api)
+    except ImportError:
+        pass
+    return {"/rpc": svc, "/ws": make_ws_handler(svc, api), "/avax": GorillaService(), "/admin": build_admin(chain)}
+
+
+def chain_config_json(chain: EVMChain) -> dict:
+    t = LOCAL_UPGRADE_TIME
+    ups = getattr(getattr(chain.ctx, "genesis", None), "upgrades", None)  # noqa: F841 - local defaults
+    cfg: dict[str, Any] = {
+        "chainId": chain.evm_chain_id, "homesteadBlock": 0, "daoForkBlock": 0, "daoForkSupport": True,
+        "eip150Block": 0, "eip155Block": 0, "eip158Block": 0, "byzantiumBlock": 0, "constantinopleBlock": 0,
+        "petersburgBlock": 0, "istanbulBlock": 0, "muirGlacierBlock": 0, "berlinBlock": 0, "londonBlock": 0,
+        "shanghaiTime": t, "cancunTime": t,
+        "apricotPhase1BlockTimestamp": t, "apricotPhase2BlockTimestamp": t, "apricotPhase3BlockTimestamp": t,
+        "apricotPhase4BlockTimestamp": t, "apricotPhase5BlockTimestamp": t, "apricotPhasePre6BlockTimestamp": t,
+        "apricotPhase6BlockTimestamp": t, "apricotPhasePost6BlockTimestamp": t, "banffBlockTimestamp": t,
+        "cortinaBlockTimestamp": t, "durangoBlockTimestamp": t, "etnaTimestamp": t, "fortunaTimestamp": t,
+        "graniteTimestamp": t, "heliconTimestamp": UNSCHEDULED_TIME,
+    }
+    return dict(sorted(cfg.items()))
+
+
+def register_eth(svc: EthService, api: EthAPI) -> None:
+    chain = api.chain
+    ex = api.exec
+    reg = svc.register
+
+    reg("web3_clientVersion", lambda: CLIENT_VERSION)
+    reg("web3_sha3", lambda d: hb(keccak256(parse_data(d))), 1)
+    reg("net_version", lambda: str(chain.evm_chain_id))
+    reg("net_listening", lambda: True)
+    reg("net_peerCount", lambda: "0x0")
+    reg("eth_chainId", lambda: hx(chain.evm_chain_id))
+    reg("eth_blockNumber", lambda: hx(chain.head.number))
+    reg("eth_syncing", lambda: False)
+    reg("eth_accounts", lambda: [hb(a) for a in api.accounts])
+    reg("eth_coinbase", lambda: hb(chain.head.header.coinbase))
+    reg("eth_mining", lambda: False)
+    reg("eth_hashrate", lambda: "0x0")
+    reg("eth_protocolVersion", lambda: "0x41")
+
+    def get_balance(addr: Any, tag: Any = None) -> str:
+        a = parse_address(addr)
+        return hx(chain.view(api._latest_or_block(tag)).get_balance(a))
+    reg("eth_getBalance", get_balance, 1, 2)
+
+    def get_code(addr: Any, tag: Any = None) -> str:
+        return hb(chain.view(api._latest_or_block(tag)).get_code(parse_address(addr)))
+    reg("eth_getCode", get_code, 1, 2)
+
+    def get_storage(addr: Any, slot: Any, tag: Any = None) -> str:
+        a = parse_address(addr)
+        s = parse_data(slot, 1) if isinstance(slot, str) and len(slot) == 66 else None
+        key = int.from_bytes(s, "big") if s is not None else parse_quantity(slot, 1)
+        v = chain.view(api._latest_or_block(tag, 2)).get_storage(a, key)
+        return "0x" + v.to_bytes(32, "big").hex()
+    reg("eth_getStorageAt", get_storage, 2, 3)
+
+    def get_tx_count(addr: Any, tag: Any = None) -> str:
+        a = parse_address(addr)
+        if isinstance(tag, str) and tag.lower() == "pending":
+            return hx(chain.pending_nonce(a))
+        return hx(chain.view(api._latest_or_block(tag)).get_nonce(a))
+    reg("eth_getTransactionCount", get_tx_count, 1, 2)
+
+    def block_by_number(tag: Any, full: Any = False) -> Any:
+        b = api.resolve(tag, 0, allow_missing=True)
+        return None if b is None else block_json(chain, b, bool(full))
+    reg("eth_getBlockByNumber", block_by_number, 1, 2)
+    reg("eth_getHeaderByNumber", lambda tag: block_by_number(tag, False), 1)
+
+    def block_by_hash(h: Any, full: Any = False) -> Any:
+        b = chain.block_by_hash(parse_hash(h))
+        return None if b is None else block_json(chain, b, bool(full))
+    reg("eth_getBlockByHash", block_by_hash, 1, 2)
+    reg("eth_getHeaderByHash", lambda h: block_by_hash(h, False), 1)
+
+    def count_by_number(tag: Any) -> Any:
+        b = api.resolve(tag, 0, allow_missing=True)
+        return None if b is None else hx(len(b.raws))
+    reg("eth_getBlockTransactionCountByNumber", count_by_number, 1)
+
+    def count_by_hash(h: Any) -> Any:
+        b = chain.block_by_hash(parse_hash(h))
+        return None if b is None else hx(len(b.raws))
+    reg("eth_getBlockTransactionCountByHash", count_by_hash, 1)
+    reg("eth_getUncleCountByBlockNumber", lambda tag: "0x0", 1)
+    reg("eth_getUncleCountByBlockHash", lambda h: "0x0", 1)
+    reg("eth_getUncleByBlockNumberAndIndex", lambda a, b: None, 2)
+    reg("eth_getUncleByBlockHashAndIndex", lambda a, b: None, 2)
+
+    def tx_by_hash(h: Any) -> Any:
+        hh = parse_hash(h)
+        loc = chain.tx_location(hh)
+        if loc is not None:
+            b, i = loc
+            return tx_json(chain, b.txs[i], b.senders[i], b, i, b.raws[i])
+        p = chain.pool.get(hh)
+        if p is not None:
+            return pending_tx_json(chain, p)
+        return None
+    reg("eth_getTransactionByHash", tx_by_hash, 1)
+
+    def tx_by_block_index(b: BlockInfo | None, idx: Any) -> Any:
+        i = parse_quantity(idx, 1)
+        if b is None or i >= len(b.raws):
+            return None
+        return tx_json(chain, b.txs[i], b.senders[i], b, i, b.raws[i])
+    reg("eth_getTransactionByBlockNumberAndIndex",
+        lambda tag, idx: tx_by_block_index(api.resolve(tag, 0, allow_missing=True), idx), 2)
+    reg("eth_getTransactionByBlockHashAndIndex",
+        lambda h, idx: tx_by_block_index(chain.block_by_hash(parse_hash(h)), idx), 2)
+
+    def raw_by_hash(h: Any) -> Any:
+        hh = parse_hash(h)
+        loc = chain.tx_location(hh)
+        if loc is not None:
+            return hb(loc[0].raws[loc[1]])
+        p = chain.pool.get(hh)
+        return hb(p.raw) if p else None
+    reg("eth_getRawTransactionByHash", raw_by_hash, 1)
+
+    def receipt(h: Any) -> Any:
+        loc = chain.tx_location(parse_hash(h))
+        if loc is None:
+            return None
+        return receipt_json(*loc)
+    reg("eth_getTransactionReceipt", receipt, 1)
+
+    def block_receipts(tag: Any) -> Any:
+        b = api.resolve(tag, 0, allow_missing=True)
+        if b is None:
+            return None
+        return [receipt_json(b, i) for i in range(len(b.raws))]
+    reg("eth_getBlockReceipts", block_receipts, 1)
+
+    reg("eth_getLogs", api.get_logs, 1)
+
+    def call(obj: Any, tag: Any = None, overrides: Any = None, _block_overrides: Any = None) -> str:
+        args = api.call_args(obj)
+        return hb(ex.call(args, api._latest_or_block(tag), overrides))
+    reg("eth_call", call, 1, 4)
+
+    def call_detailed(obj: Any, tag: Any = None, overrides: Any = None) -> dict:
+        return ex.call_detailed(api.call_args(obj), api._latest_or_block(tag), overrides)
+    reg("eth_callDetailed", call_detailed, 1, 3)
+
+    def estimate(obj: Any, tag: Any = None, overrides: Any = None) -> str:
+        return hx(ex.estimate(api.call_args(obj), api._latest_or_block(tag), overrides))
+    reg("eth_estimateGas", estimate, 1, 3)
+
+    def create_access_list(obj: Any, tag: Any = None) -> dict:
+        return ex.access_list(api.call_args(obj), api._latest_or_block(tag))
+    reg("eth_createAccessList", create_access_list, 1, 2)
+
+    def get_proof(addr: Any, keys: Any, tag: Any = None) -> dict:
+        a = parse_address(addr)
+        slots = [int.from_bytes(parse_data(k, 1), "big") for k in (keys or [])]
+        return ex.proof(a, slots, api._latest_or_block(tag, 2))
+    reg("eth_getProof", get_proof, 2, 3)
+
+    reg("eth_baseFee", lambda: hx(chain.next_base_fee()))
+    reg("eth_maxPriorityFeePerGas", lambda: hx(api.suggested_tip()))
+    reg("eth_gasPrice", lambda: hx(api.suggested_tip() + chain.next_base_fee()))
+    reg("eth_blobBaseFee", lambda: "0x1")
+
+    def suggest_price_options() -> dict:
+        tip = api.suggested_tip()
+        base = chain.next_base_fee()
+        cap = 20 * 10**9
+        slow = max(min(tip, cap) * 95 // 100, 1)
+        normal = min(tip, cap)
+        fast = tip * 105 // 100
+        mk = lambda t: {"maxPriorityFeePerGas": hx(t), "maxFeePerGas": hx(2 * base + t)}
+        return {"slow": mk(slow), "normal": mk(normal), "fast": mk(fast)}
+    reg("eth_suggestPriceOptions", suggest_price_options)
+    reg("eth_getChainConfig", lambda: chain_config_json(chain))
+
+    def fee_history(count: Any, newest: Any, percentiles: Any = None) -> dict:
+        n = parse_quantity(count, 0) if not isinstance(count, int) else count
+        n = max(0, min(n, 1024))
+        last = api.resolve(newest, 1)
+        assert last is not None
+        first = max(0, last.number - n + 1)
+        base_fees, ratios, rewards = [], [], []
+        for num in range(first, last.number + 1):
+            b = chain.block(num)
+            assert b is not None
+            base_fees.append(hx(b.header.base_fee_per_gas))
+            ratios.append(b.header.gas_used / b.header.gas_limit if b.header.gas_limit else 0)
+            if percentiles:
+                base = b.header.base_fee_per_gas
+                tips = sorted((rc[3] - base, rc[2]) for rc in b.receipts)
+                row = []
+                for pc in percentiles:
+                    if not tips:
+                        row.append("0x0")
+                        continue
+                    threshold = b.header.gas_used * pc / 100
+                    acc = 0
+                    val = tips[-1][0]
+                    for tip, used in tips:
+                        acc += used
+                        if acc >= threshold:
+                            val = tip
+                            break
+                    row.append(hx(val))
+                rewards.append(row)
+        if last.number == chain.head.number:
+            base_fees.append(hx(chain.next_base_fee()))
+        else:
+            nb = chain.block(last.number + 1)
+            base_fees.append(hx(nb.header.base_fee_per_gas if nb else 0))
+        out: dict[str, Any] = {"oldestBlock": hx(first), "baseFeePerGas": base_fees, "gasUsedRatio": ratios}
+        if percentiles:
+            out["reward"] = rewards
+        if n == 0:
+            return {"oldestBlock": "0x0", "baseFeePerGas": [], "gasUsedRatio": []}
+        return out
+    reg("eth_feeHistory", fee_history, 2, 3)
+
+    reg("eth_sendRawTransaction", api.send_raw, 1)
+    reg("eth_sendTransaction", api.send_transaction, 1)
+
+    def sign(addr: Any, data: Any) -> str:
+        a = parse_address(addr)
+        key = chain.dev_keys.get(a)
+        if key is None:
+            raise ChainError("unknown account")
+        msg = parse_data(data, 1)
+        digest = keccak256(b"\x19Ethereum Signed Message:\n" + str(len(msg)).encode() + msg)
+        return hb(sign_hash(key, digest))
+    reg("eth_sign", sign, 2)
+    reg("personal_sign", lambda data, addr, *_: sign(addr, data), 2, 3)
+
+    def sign_transaction(obj: Any) -> dict:
+        tx, raw, sender = api.fill_tx(obj)
+        if sender not in chain.dev_keys:
+            raise ChainError("unknown account")
+        return {"raw": hb(raw), "tx": tx_json(chain, tx, sender, None, None, raw)}
+    reg("eth_signTransaction", sign_transaction, 1)
+
+    # filters
+    def new_filter(crit: Any) -> str:
+        api._gc_filters()
+        f = api.parse_log_filter(crit)
+        fid = api._new_filter_id()
+        head = chain.head.number
+        f.update(type="logs", seen=time.monotonic(), last=head)
+        api.filters[fid] = f
+        return fid
+    reg("eth_newFilter", new_filter, 1)
+
+    def new_block_filter() -> str:
+        api._gc_filters()
+        fid = api._new_filter_id()
+        api.filters[fid] = {"type": "blocks", "seen": time.monotonic(), "last": chain.head.number}
+        return fid
+    reg("eth_newBlockFilter", new_block_filter)
+
+    def new_pending_filter(_full: Any = None) -> str:
+        api._gc_filters()
+        fid = api._new_filter_id()
+        api.filters[fid] = {"type": "pending", "seen": time.monotonic(), "items": []}
+        return fid
+    reg("eth_newPendingTransactionFilter", new_pending_filter, 0, 1)
+
+    def filter_changes(fid: Any) -> list:
+        f = api.filters.get(str(fid).lower()) or api.filters.get(str(fid))
+        if f is None:
+            raise ChainError("filter not found")
+        f["seen"] = time.monotonic()
+        head = chain.head.number
+        if f["type"] == "pending":
+            items, f["items"] = f["items"], []
+            return items
+        if f["type"] == "blocks":
+            out = []
+            for n in range(f["last"] + 1, head + 1):
+                b = chain.block(n)
+                if b is not None:
+                    out.append(hb(b.hash))
+            f["last"] = head
+            return out
+        start = max(f["last"] + 1, api._tag_number(f["fromBlock"], 0) if f["fromBlock"] else 0)
+        end = api._tag_number(f["toBlock"], head) if f["toBlock"] else head
+        out = api.logs_in_range(f, start, min(end, head)) if start <= head else []
+        f["last"] = head
+        return out
+    reg("eth_getFilterChanges", filter_changes, 1)
+
+    def filter_logs(fid: Any) -> list:
+        f = api.filters.get(str(fid))
+        if f is None or f["type"] != "logs":
+            raise ChainError("filter not found")
+        f["seen"] = time.monotonic()
+        crit = {"address": [hb(a) for a in f["addresses"]],
+                "topics": [None if t is None else [hb(x) for x in sorted(t)] for t in f["topics"]],
+                "fromBlock": f["fromBlock"], "toBlock": f["toBlock"], "blockHash": f["blockHash"]}
+        return api.get_logs(crit)
+    reg("eth_getFilterLogs", filter_logs, 1)
+    reg("eth_uninstallFilter", lambda fid: api.filters.pop(str(fid), None) is not None, 1)
+
+    # txpool
+    def txpool_content() -> dict:
+        pending, queued = chain.pool.split(chain.nonce_of)
+        fmt = lambda groups: {
+            "0x" + s.hex(): {str(p.nonce): pending_tx_json(chain, p) for p in ps} for s, ps in sorted(groups.items())}
+        return {"pending": fmt(pending), "queued": fmt(queued)}
+    reg("txpool_content", txpool_content)
+
+    def txpool_content_from(addr: Any) -> dict:
+        a = parse_address(addr)
+        pending, queued = chain.pool.split(chain.nonce_of)
+        return {"pending": {str(p.nonce): pending_tx_json(chain, p) for p in pending.get(a, [])},
+                "queued": {str(p.nonce): pending_tx_json(chain, p) for p in queued.get(a, [])}}
+    reg("txpool_contentFrom", txpool_content_from, 1)
+
+    def txpool_status() -> dict:
+        pending, queued = chain.pool.split(chain.nonce_of)
+        return {"pending": hx(sum(map(len, pending.values()))), "queued": hx(sum(map(len, queued.values())))}
+    reg("txpool_status", txpool_status)
+
+    def txpool_inspect() -> dict:
+        pending, queued = chain.pool.split(chain.nonce_of)
+
+        def line(p: Any) -> str:
+            to = "0x" + p.tx.to.hex() if p.tx.to else "contract creation"
+            return f"{to}: {p.value} wei + {p.gas} gas × {p.max_fee} wei"
+        fmt = lambda groups: {"0x" + s.hex(): {str(p.nonce): line(p) for p in ps} for s, ps in sorted(groups.items())}
+        return {"pending": fmt(pending), "queued": fmt(queued)}
+    reg("txpool_inspect", txpool_inspect)
