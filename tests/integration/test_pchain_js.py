@@ -240,12 +240,6 @@ def test_subnet_chain_and_conversion(run):
         l1["nodeID"]: {"publicKey": l1["publicKey"], "weight": "100"}}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "simnode/vms/platform/service.py _to_json(): platform.getTx with encoding=json renders only the "
-    "BaseTx fields (networkID, blockchainID, outputs, inputs, memo) for every P tx type; AvalancheGo "
-    "also marshals the tx-specific fields, e.g. CreateChainTx {subnetID, chainName, vmID, fxIDs, "
-    "genesisData, subnetAuthorization} and ConvertSubnetToL1Tx {subnetID, chainID, address, validators, "
-    "subnetAuthorization} (json tags in vms/platformvm/txs/*.go)"))
 def test_get_tx_json_has_tx_specific_fields(run):
     p, out = run
     cc = call(p, "platform.getTx", {"txID": out["chain"]["id"], "encoding": "json"})["tx"]["unsignedTx"]

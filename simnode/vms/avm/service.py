@@ -29,10 +29,10 @@ from simnode.codec.propertyfx import (
 )
 from simnode.formats import FormatError
 from simnode.formats.address import format_address, parse_address_arg_with_alias
-from simnode.formats.hexenc import HEXNC, JSON, decode_bytes, encode_bytes, normalize_encoding
+from simnode.formats.hexenc import JSON, decode_bytes, encode_bytes, normalize_encoding
 from simnode.formats.ids import ZERO_ID, ZERO_SHORT_ID, id_from_str, id_to_str
 from simnode.formats.jsonnum import parse_uint
-from simnode.vms import atomic
+from simnode.vms import atomic, txjson
 
 from .blocks import StandardBlock, parse_block
 from .state import decode_utxo_cached
@@ -125,20 +125,18 @@ def _quote(text: str) -> str:
 # ------------------------------------------------------------------------------------ JSON forms
 
 
+def _addr_fn(vm: XChainVM) -> txjson.AddrFn:
+    return lambda a: format_address("X", vm.hrp, a)
+
+
 def _owners_json(vm: XChainVM, owners: OutputOwners) -> dict[str, Any]:
     # Go marshals a map: keys in alphabetical order.
-    return {
-        "addresses": [format_address("X", vm.hrp, a) for a in owners.addresses],
-        "locktime": owners.locktime,
-        "threshold": owners.threshold,
-    }
+    return txjson.owners_json(owners, _addr_fn(vm))
 
 
 def state_json(vm: XChainVM, out: Any) -> dict[str, Any]:
     if isinstance(out, TransferOutput):
-        d = _owners_json(vm, out.owners)
-        return {"addresses": d["addresses"], "amount": out.amount, "locktime": d["locktime"],
-                "threshold": d["threshold"]}
+        return txjson.transfer_output_json(out, _addr_fn(vm))
     if isinstance(out, (MintOutput, PropertyMintOutput, PropertyOwnedOutput)):
         return _owners_json(vm, out.owners)
     if isinstance(out, NftMintOutput):
@@ -148,13 +146,13 @@ def state_json(vm: XChainVM, out: Any) -> dict[str, Any]:
     if isinstance(out, NftTransferOutput):
         d = _owners_json(vm, out.owners)
         return {"addresses": d["addresses"], "groupID": out.group_id, "locktime": d["locktime"],
-                "payload": encode_bytes(out.payload, HEXNC), "threshold": d["threshold"]}
+                "payload": txjson.hex_bytes(out.payload), "threshold": d["threshold"]}
     return {}
 
 
 def _input_json(in_: Any) -> dict[str, Any]:
     if isinstance(in_, TransferInput):
-        return {"amount": in_.amount, "signatureIndices": list(in_.input.sig_indices)}
+        return txjson.transfer_input_json(in_)
     return {}
 
 
@@ -163,24 +161,22 @@ def _fx_id(obj: Any) -> str:
 
 
 def _out_json(vm: XChainVM, out: TransferableOutput) -> dict[str, Any]:
-    return {"assetID": id_to_str(out.asset_id), "fxID": _fx_id(out.out), "output": state_json(vm, out.out)}
+    return txjson.transferable_output_json(out, _fx_id(out.out), state_json(vm, out.out))
 
 
 def _in_json(in_: TransferableInput) -> dict[str, Any]:
-    return {"txID": id_to_str(in_.tx_id), "outputIndex": in_.output_index, "assetID": id_to_str(in_.asset_id),
-            "fxID": _fx_id(in_.in_), "input": _input_json(in_.in_)}
+    return txjson.transferable_input_json(in_, _fx_id(in_.in_), _input_json(in_.in_))
 
 
 def _op_json(vm: XChainVM, op: Any) -> dict[str, Any]:
-    def sig_input(inp: Any) -> dict[str, Any]:
-        return {"signatureIndices": list(inp.sig_indices)}
+    sig_input = txjson.sig_input_json
 
     if isinstance(op, MintOperation):
         return {"mintInput": sig_input(op.mint_input), "mintOutput": state_json(vm, op.mint_output),
                 "transferOutput": state_json(vm, op.transfer_output)}
     if isinstance(op, NftMintOperation):
         return {"mintInput": sig_input(op.mint_input), "groupID": op.group_id,
-                "payload": encode_bytes(op.payload, HEXNC), "outputs": [_owners_json(vm, o) for o in op.outputs]}
+                "payload": txjson.hex_bytes(op.payload), "outputs": [_owners_json(vm, o) for o in op.outputs]}
     if isinstance(op, NftTransferOperation):
         return {"input": sig_input(op.input), "output": state_json(vm, op.output)}
     if isinstance(op, PropertyMintOperation):
@@ -194,13 +190,7 @@ def _op_json(vm: XChainVM, op: Any) -> dict[str, Any]:
 def tx_json(vm: XChainVM, tx: Tx) -> dict[str, Any]:
     u = tx.unsigned
     b = u.base
-    unsigned: dict[str, Any] = {
-        "networkID": b.network_id,
-        "blockchainID": id_to_str(b.blockchain_id),
-        "outputs": [_out_json(vm, o) for o in b.outs],
-        "inputs": [_in_json(i) for i in b.ins],
-        "memo": encode_bytes(b.memo, HEXNC),
-    }
+    unsigned = txjson.base_tx_json(b, lambda o: _out_json(vm, o), _in_json)
     if isinstance(u, CreateAssetTx):
         unsigned["name"] = u.name
         unsigned["symbol"] = u.symbol
@@ -224,7 +214,7 @@ def tx_json(vm: XChainVM, tx: Tx) -> dict[str, Any]:
         unsigned["destinationChain"] = id_to_str(u.destination_chain)
         unsigned["exportedOutputs"] = [_out_json(vm, o) for o in u.exported_outs]
     creds = [
-        {"fxID": _fx_id(c), "credential": {"signatures": [encode_bytes(s, HEXNC) for s in c.signatures]}}
+        {"fxID": _fx_id(c), "credential": txjson.credential_json(c)}
         for c in tx.creds
     ]
     return {"unsignedTx": unsigned, "credentials": creds, "id": id_to_str(tx.id)}
