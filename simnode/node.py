@@ -24,11 +24,12 @@ from .api import info as info_api
 from .api import simnode as simnode_api
 from .api.health import health_endpoints
 from .api.server import build_app, disabled_endpoint
+from .chains import ChainManager
 from .clock import Clock, VirtualClock, WallClock
 from .config import DEFAULT_VIRTUAL_START_MS, NodeConfig
 from .errors import NodeError
 from .crypto import bls
-from .formats.ids import id_to_str, node_id_to_str
+from .formats.ids import ZERO_ID, id_to_str, node_id_to_str
 from .genesis import Genesis, build_genesis, load_genesis, load_network_genesis, rebased_start_time
 from .store import META, Store
 from .vms.chain import Chain, ChainContext
@@ -72,6 +73,7 @@ class Node:
         self.bls_key = bls.secret_key_from_seed(
             b"simnode-node-bls/" + self.config.seed.to_bytes(8, "big") + self.node_id)
         self.profiler = admin_api.Profiler(self)
+        self.chain_manager = ChainManager(self)  # L1 chains the P-Chain records (simnode/chains.py)
         self._runner: web.AppRunner | None = None
         self._clock_task: asyncio.Task[None] | None = None
         self._clock_wakeup: asyncio.Event | None = None
@@ -112,6 +114,13 @@ class Node:
             if alias not in self._aliases:
                 self.add_chain_alias(chain.chain_id, alias)
 
+    def unregister_chain(self, chain_id: bytes) -> None:
+        """Forget a chain and every alias of it (a revert removed its CreateChainTx)."""
+        self.chains.pop(chain_id, None)
+        for alias in self._chain_aliases.pop(chain_id, []):
+            if self._aliases.get(alias) == chain_id:
+                del self._aliases[alias]
+
     def chain_endpoints(self, chain: Chain) -> dict[str, Any]:
         endpoints = dict(chain.endpoints())
         if "/admin" in endpoints and not self.config.api_admin_enabled:
@@ -144,8 +153,13 @@ class Node:
             raise NodeError(f"unknown snapshot {snapshot_id}")
         self.store.revert_to(seq)
         self._snapshots = {k: v for k, v in self._snapshots.items() if k < snapshot_id and v <= seq}
-        for chain in self.chains.values():
-            chain.reload()
+        platform = self.chains.get(ZERO_ID)
+        if platform is not None:
+            platform.reload()
+        self.chain_manager.sync()  # stops the L1 chains whose CreateChainTx is gone
+        for cid, chain in list(self.chains.items()):
+            if cid != ZERO_ID:
+                chain.reload()
         self.wake_clock()
 
     def mine(self, blocks: int) -> dict[str, int]:
@@ -204,7 +218,8 @@ class Node:
     def _context(self, chain_id: bytes) -> ChainContext:
         assert self.store is not None
         return ChainContext(config=self.config, genesis=self.genesis, store=self.store, clock=self.clock,
-                            chain_id=chain_id, chains=self.chains, genesis_time=self.genesis_time)
+                            chain_id=chain_id, chains=self.chains, genesis_time=self.genesis_time,
+                            node_id=self.node_id)
 
     def _build_node_endpoints(self) -> None:
         self.node_endpoints["info"] = info_api.build_service(self)
@@ -231,6 +246,8 @@ class Node:
             site = web.SockSite(self._runner, sock)
             await site.start()
             await self._build_deferred_chains()
+            self.chain_manager.attach()
+            self.chain_manager.sync()  # the L1 chains recorded by earlier runs start again
         except BaseException:
             await self.stop()
             raise
@@ -271,6 +288,7 @@ class Node:
         for chain in list(self.chains.values()):
             chain.close()
         self.chains.clear()
+        self.chain_manager.close()
         self._aliases.clear()
         self._chain_aliases.clear()
         self.profiler.stop_all()

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
+from ..formats.ids import id_to_str
 from ..formats.jsonnum import format_rfc3339
 from .jsonrpc import GorillaService
 from .server import serve_gorilla
@@ -18,10 +19,15 @@ def report(node: Node) -> dict[str, Any]:
     ts = format_rfc3339(node.clock.now())
     checks = {}
     for chain in node.chains.values():
-        alias = (chain.default_aliases or (chain.name,))[0]
+        alias = (chain.default_aliases or (id_to_str(chain.chain_id),))[0]  # an L1 chain's alias is its ID
         checks[alias] = {"message": {"bootstrapped": chain.is_bootstrapped()}, "timestamp": ts,
                          "duration": 0, "contiguousFailures": 0, "timeOfFirstFailure": None}
     healthy = all(c["message"]["bootstrapped"] for c in checks.values())
+    # chains that failed to start (AvalancheGo registers a failing check under the chain's alias)
+    for alias, error in node.chain_manager.health_checks().items():
+        checks[alias] = {"error": error, "timestamp": ts, "duration": 0, "contiguousFailures": 1,
+                         "timeOfFirstFailure": ts}
+        healthy = False
     return {"checks": checks, "healthy": healthy}
 
 

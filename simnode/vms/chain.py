@@ -30,6 +30,8 @@ class ChainContext:
     chains: dict[bytes, Chain] = field(default_factory=dict)
     # The P-Chain genesis timestamp (unix seconds), fixed when the data dir was created.
     genesis_time: int = 0
+    # This node's ID (platform.getBlockchainStatus: "Validating" when it validates the subnet).
+    node_id: bytes = b""
 
     @property
     def network_id(self) -> int:

@@ -3,7 +3,10 @@
 Storage (all under the chain prefix, e.g. b"C/"):
     s/<key>            py-evm's database (trie nodes, headers, canonical index), via StoreKV
     b/<num u64>        block row (msgpack): header RLP, hash, time in ms, fee state, raw txs,
-                       senders, receipts with logs
+                       senders, receipts with logs, and on the C-Chain the atomic txs
+                       (ext = blockExtraData, egu = extDataGasUsed)
+    at/<atomic txID>   -> height u64 | signed atomic tx (atomic_pool.py; shared memory is
+                          updated in the same batch)
     h/<hash>           -> num
     t/<tx hash>        -> num u64 | index u32
     la/<addr><num>     block `num` has logs emitted by `addr`
@@ -38,7 +41,7 @@ from eth_utils import ValidationError
 from ...crypto.hashing import keccak256
 from ...formats.ids import EVM_VM_ID, ZERO_ID
 from .db import StoreKV, atomic_db
-from .fees import FeeState, next_block_fees
+from .fees import ACP176_RULES, FeeState, fee_state_from_row
 from .mempool import Mempool, PoolError, PoolTx
 from .rules import BLACKHOLE, ZERO_HASH, AvalancheVM
 from .trieroot import ordered_trie_root
@@ -86,19 +89,22 @@ def load_c_genesis_json(genesis: Any) -> dict:
 class BlockInfo:
     """A decoded block row (cached)."""
 
-    __slots__ = ("_txs", "fee", "hash", "header", "ms", "number", "pre", "raws", "receipts", "senders", "size")
+    __slots__ = ("_txs", "ext", "ext_gas", "fee", "hash", "header", "ms", "number", "pre", "raws", "receipts",
+                 "senders", "size")
 
     def __init__(self, row: dict) -> None:
         self.header: CancunBlockHeader = rlp.decode(row["hdr"], sedes=CancunBlockHeader)
         self.number: int = self.header.block_number
         self.hash: bytes = row["h"]
         self.ms: int = row["ms"]
-        self.fee = FeeState(*row["fee"])
+        self.fee = fee_state_from_row(row["fee"])  # FeeState (ACP-176) or subnet_fees.WindowFeeState
         self.raws: list[bytes] = row["txs"]
         self.senders: list[bytes] = row["from"]
         self.receipts: list[list] = row["rc"]
         self.size: int = row.get("size", 0)
         self.pre: bytes | None = row.get("pre")
+        self.ext: bytes = row.get("ext", b"")  # atomic txs (blockExtraData), C-Chain only
+        self.ext_gas: int = row.get("egu", 0)  # extDataGasUsed
         self._txs: list | None = None
 
     @property
@@ -166,15 +172,18 @@ class EVMChain:
     """The C-Chain (or any EVM chain): engine + block production; no HTTP here."""
 
     def __init__(self, ctx: Any, *, genesis_json: dict | None = None, name: str = "C-Chain",
-                 aliases: tuple[str, ...] = ("C", "evm"), prefix: bytes = b"C/") -> None:
+                 aliases: tuple[str, ...] = ("C", "evm"), prefix: bytes = b"C/", fee_rules: Any = None,
+                 vm_id: bytes = EVM_VM_ID, subnet_id: bytes = ZERO_ID) -> None:
         self.ctx = ctx
         self.config = ctx.config
         self.store = ctx.store
         self.clock = ctx.clock
         self.chain_id: bytes = ctx.chain_id
-        self.subnet_id: bytes = ZERO_ID
+        self.subnet_id: bytes = subnet_id
         self.name = name
-        self.vm_id = EVM_VM_ID
+        self.vm_id = vm_id
+        # base fee, gas limit and header extra: fees.ACP176FeeRules or subnet_fees.SubnetEVMFeeRules
+        self.fee_rules = fee_rules or ACP176_RULES
         self.default_aliases = aliases
         self.prefix = prefix
         self.genesis_json = genesis_json or load_c_genesis_json(ctx.genesis)
@@ -205,6 +214,21 @@ class EVMChain:
             self._schedule_interval()
 
     # ------------------------------------------------------------------ identity / Chain protocol
+
+    @property
+    def atomic(self) -> Any:
+        """The atomic-tx pool (atomic_pool.AtomicPool) on the C-Chain; None on other EVM chains."""
+        if "_atomic" not in self.__dict__:
+            from .atomic_pool import make_pool
+            self._atomic = make_pool(self)
+        return self._atomic
+
+    def has_pending(self) -> bool:
+        """Anything a block would include now: executable eth txs or atomic txs."""
+        if self.pool.has_executable(self.nonce_of):
+            return True
+        atomic = self.atomic
+        return atomic is not None and atomic.has_pending()
 
     def endpoints(self) -> dict[str, Any]:
         if not hasattr(self, "_endpoints"):
@@ -248,7 +272,7 @@ class EVMChain:
             "coinbase": bytes.fromhex(g.get("coinbase", "0x" + "00" * 20)[2:]),
             "nonce": _hexint(g.get("nonce", "0x0")).to_bytes(8, "big"),
             "mix_hash": bytes.fromhex(g.get("mixHash", "0x" + "00" * 32)[2:]),
-            "base_fee_per_gas": 225 * 10**9,  # AP3 initial base fee, as coreth reports for genesis
+            "base_fee_per_gas": self.fee_rules.genesis_base_fee(g),  # C-Chain: AP3's 225 gwei, as coreth
             "blob_gas_used": 0,
             "excess_blob_gas": 0,
             "parent_beacon_block_root": ZERO_HASH,
@@ -272,7 +296,8 @@ class EVMChain:
         batch = self.store.batch()
         self.kv.flush_into(batch)
         ms = header.timestamp * 1000
-        self._put_block_rows(batch, header, ms, FeeState(), [], [], [], size=self._block_size(header, []))
+        self._put_block_rows(batch, header, ms, self.fee_rules.genesis_state(header.base_fee_per_gas), [], [], [],
+                             size=self._block_size(header, []))
         batch.commit()
 
     def _load_head(self) -> None:
@@ -292,13 +317,17 @@ class EVMChain:
         return len(rlp.encode(body))
 
     def _put_block_rows(self, batch: Any, header: Any, ms: int, fee: FeeState, raws: list[bytes],
-                        senders: list[bytes], receipts: list[list], size: int, pre: bytes | None = None) -> None:
+                        senders: list[bytes], receipts: list[list], size: int, pre: bytes | None = None,
+                        ext: bytes = b"", ext_gas: int = 0) -> None:
         num = header.block_number
         h = header.hash
-        row = {"hdr": rlp.encode(header), "h": h, "ms": ms, "fee": [fee.capacity, fee.excess, fee.target_excess],
+        row = {"hdr": rlp.encode(header), "h": h, "ms": ms, "fee": fee.to_row(),
                "txs": raws, "from": senders, "rc": receipts, "size": size}
         if pre is not None:
             row["pre"] = pre  # the state the block executed on (differs from the parent's after dev edits)
+        if ext:
+            row["ext"] = ext
+            row["egu"] = ext_gas
         ch = batch.changes
         ch[self._key(b"b/", u64(num))] = msgpack.packb(row, use_bin_type=True)
         ch[self._key(b"h/", h)] = u64(num)
@@ -378,7 +407,7 @@ class EVMChain:
 
     def next_fees(self, at_ms: int | None = None) -> tuple[FeeState, int, int]:
         now = self.clock.now_ms() if at_ms is None else at_ms
-        return next_block_fees(self.head.fee, self.head.ms, max(now, self.head.ms))
+        return self.fee_rules.next_block_fees(self.head.fee, self.head.ms, max(now, self.head.ms))
 
     def next_base_fee(self) -> int:
         return self.next_fees()[1]
@@ -487,17 +516,17 @@ class EVMChain:
     def mine_pending(self, max_blocks: int = 1_000_000) -> int:
         """Build blocks while executable txs remain; returns how many were built."""
         built = 0
-        while built < max_blocks and self.pool.has_executable(self.nonce_of):
+        while built < max_blocks and self.has_pending():
             info = self.build_block()
             built += 1
-            if info is None or not info.raws:
+            if info is None or not (info.raws or info.ext):
                 break
         return built
 
     def mine(self, blocks: int) -> int:
         """Node-wide `mine`: `blocks` blocks now (pending txs first, then empty ones)."""
         built = 0
-        while built < blocks and self.pool.has_executable(self.nonce_of):
+        while built < blocks and self.has_pending():
             self.build_block()
             built += 1
         if built < blocks:
@@ -523,7 +552,7 @@ class EVMChain:
         if ts_ms is None:
             ts_ms = self._block_time_ms()
         parent = self.head
-        fee_state, base_fee, gas_limit = next_block_fees(parent.fee, parent.ms, ts_ms)
+        fee_state, base_fee, gas_limit = self.fee_rules.next_block_fees(parent.fee, parent.ms, ts_ms)
         header = CancunBlockHeader(
             parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=BLACKHOLE,
             state_root=self.state_root, transaction_root=BLANK_ROOT_HASH, receipt_root=BLANK_ROOT_HASH,
@@ -571,7 +600,12 @@ class EVMChain:
                     p = it.send(ok)
                 except StopIteration:
                     p = None
-        fee_after = fee_state.consume(cursor.gas_used)
+        built_atomic = None
+        if include_txs and self.atomic is not None and self.atomic.has_pending():
+            built_atomic = self.atomic.build(vm.state, base_fee, ts_ms // 1000)
+        ext = built_atomic.ext if built_atomic is not None else b""
+        ext_gas = built_atomic.gas if built_atomic is not None else 0
+        fee_after = fee_state.consume(cursor.gas_used + ext_gas)
         txs = [p.tx for p in included]
         header = header.copy(
             gas_used=cursor.gas_used, bloom=bloom, extra_data=fee_after.encode(),
@@ -585,8 +619,13 @@ class EVMChain:
         batch = self.store.batch()
         self.kv.flush_into(batch)
         self._put_block_rows(batch, final.header, ts_ms, fee_after, raws, [p.sender for p in included], rows,
-                             size=self._block_size(final.header, raws), pre=header.state_root)
+                             size=self._block_size(final.header, raws), pre=header.state_root, ext=ext,
+                             ext_gas=ext_gas)
+        if built_atomic is not None:
+            self.atomic.write_accepted(batch, built_atomic, final.header.block_number)
         batch.commit()
+        if built_atomic is not None:
+            self.atomic.after_accept(built_atomic)
         for p in dropped:
             self.pool.remove(p.hash)
         for p in included:
@@ -617,7 +656,7 @@ class EVMChain:
                     ts_ms = parent.ms + interval_s * 1000
                 else:
                     ts_ms = self._block_time_ms()
-                fee_state, base_fee, gas_limit = next_block_fees(parent.fee, parent.ms, ts_ms)
+                fee_state, base_fee, gas_limit = self.fee_rules.next_block_fees(parent.fee, parent.ms, ts_ms)
                 header = CancunBlockHeader(
                     parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=BLACKHOLE,
                     state_root=self.state_root, transaction_root=BLANK_ROOT_HASH, receipt_root=BLANK_ROOT_HASH,
@@ -630,7 +669,7 @@ class EVMChain:
                 self._put_block_rows(batch, header, ts_ms, fee_state, [], [], [], size=self._block_size(header, []))
                 # make the new head visible to the next iteration without a store round trip
                 row = {"hdr": rlp.encode(header), "h": header.hash, "ms": ts_ms,
-                       "fee": [fee_state.capacity, fee_state.excess, fee_state.target_excess],
+                       "fee": fee_state.to_row(),
                        "txs": [], "from": [], "rc": [], "size": 0}
                 info = BlockInfo(row)
                 self._blocks[info.number] = info
@@ -670,7 +709,7 @@ class EVMChain:
                 self._interval_handle.cancel()
                 self._interval_handle = None
             self.interval_ms = 0
-            if self.pool.has_executable(self.nonce_of):
+            if self.has_pending():
                 self.request_mine()
 
     def _schedule_interval(self) -> None:
@@ -682,7 +721,7 @@ class EVMChain:
         if self.closed or self.interval_ms <= 0:
             return
         try:
-            if self.pool.has_executable(self.nonce_of):
+            if self.has_pending():
                 self.build_block()
         except Exception:
             log.exception("interval block failed")
@@ -735,6 +774,8 @@ class EVMChain:
         self._blocks.clear()
         self.evm = self.chain_class(self.db)
         self._load_head()
+        if self.__dict__.get("_atomic") is not None:
+            self._atomic.clear()
         view = self.view()
         for sender in list(self.pool.by_sender):
             self.pool.drop_stale(sender, view.get_nonce(sender))

@@ -69,6 +69,10 @@ class FeeState:
         """A block used `gas`. Capacity is tracked (floored at 0) but a devnet never waits on it."""
         return FeeState(max(0, self.capacity - gas), min(self.excess + gas, MAX_UINT64), self.target_excess)
 
+    def to_row(self) -> list[int]:
+        """The block row's "fee" entry (see chain.py)."""
+        return [self.capacity, self.excess, self.target_excess]
+
     def encode(self) -> bytes:
         return (self.capacity.to_bytes(8, "big") + self.excess.to_bytes(8, "big")
                 + self.target_excess.to_bytes(8, "big"))
@@ -85,3 +89,33 @@ def next_block_fees(parent: FeeState, parent_ms: int, now_ms: int) -> tuple[FeeS
     """(state before the child's gas is consumed, base fee, gas limit) of a child built at now_ms."""
     st = parent.advance_ms(max(0, now_ms - parent_ms))
     return st, st.gas_price(), st.max_capacity()
+
+
+AP3_INITIAL_BASE_FEE = 225 * 10**9  # what coreth reports as the genesis block's base fee
+
+
+class ACP176FeeRules:
+    """The C-Chain's fee rules as the object `EVMChain` is parametrized with (see subnet_fees.py
+    for subnet-EVM's)."""
+
+    name = "acp176"
+
+    def genesis_base_fee(self, genesis_json: dict) -> int:
+        return AP3_INITIAL_BASE_FEE
+
+    def genesis_state(self, base_fee: int) -> FeeState:
+        return FeeState()
+
+    def next_block_fees(self, parent: FeeState, parent_ms: int, now_ms: int) -> tuple[FeeState, int, int]:
+        return next_block_fees(parent, parent_ms, now_ms)
+
+
+ACP176_RULES = ACP176FeeRules()
+
+
+def fee_state_from_row(row: list) -> object:
+    """Decode a block row's "fee" entry: 3 numbers for ACP-176, longer for subnet-EVM's window."""
+    if len(row) == 3:
+        return FeeState(*row)
+    from .subnet_fees import WindowFeeState
+    return WindowFeeState.from_row(row)

@@ -21,7 +21,7 @@ from .accounts import address_of, dev_keys, sign_hash
 from .chain import BlockInfo, ChainError, EVMChain
 from .execution import CallArgs, Executor
 from .fees import INITIAL_MIN_DELAY_EXCESS
-from .rules import EMPTY_RLP_HASH
+from .atomic_txs import ext_data_hash
 
 CLIENT_VERSION = "v1.14.2"
 MAX_LOG_RANGE = 100_000
@@ -186,9 +186,9 @@ def block_json(chain: EVMChain, block: BlockInfo, full: bool) -> dict:
     h = block.header
     out: dict[str, Any] = {
         "baseFeePerGas": hx(h.base_fee_per_gas),
-        "blockExtraData": "0x",
+        "blockExtraData": hb(block.ext),
         "difficulty": hx(h.difficulty),
-        "extDataHash": hb(EMPTY_RLP_HASH),
+        "extDataHash": hb(ext_data_hash(block.ext)),
         "extraData": hb(h.extra_data),
         "gasLimit": hx(h.gas_limit),
         "gasUsed": hx(h.gas_used),
@@ -212,7 +212,7 @@ def block_json(chain: EVMChain, block: BlockInfo, full: bool) -> dict:
         out["blobGasUsed"] = hx(h.blob_gas_used)
         out["blockGasCost"] = "0x0"
         out["excessBlobGas"] = hx(h.excess_blob_gas)
-        out["extDataGasUsed"] = "0x0"
+        out["extDataGasUsed"] = hx(block.ext_gas)
         out["minDelayExcess"] = hx(INITIAL_MIN_DELAY_EXCESS)
         out["parentBeaconBlockRoot"] = hb(h.parent_beacon_block_root)
         out["timestampMilliseconds"] = hx(block.ms)
@@ -532,7 +532,11 @@ def build_endpoints(chain: EVMChain) -> dict[str, Any]:
         register_trace(svc, api)
     except ImportError:
         pass
-    return {"/rpc": svc, "/ws": make_ws_handler(svc, api), "/avax": GorillaService(), "/admin": build_admin(chain)}
+    out = {"/rpc": svc, "/ws": make_ws_handler(svc, api), "/avax": GorillaService(), "/admin": build_admin(chain)}
+    if chain.atomic is not None:  # the C-Chain: avax.* (and the seed's /native path, native.* alias)
+        from .avax_service import build_avax_service
+        out["/avax"] = out["/native"] = build_avax_service(chain)
+    return out
 
 
 def chain_config_json(chain: EVMChain) -> dict:

@@ -593,9 +593,13 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
         except FormatError as e:
             raise RPCError(f'problem parsing blockchainID "{ref}": {e}') from None
         if cid == PRIMARY or cid in vm.ctx.chains:
-            return {"status": "Validating"}
+            # a chain this node runs: "Validating" if the node validates its subnet, else "Syncing"
+            rec = vm.state.chains.get(cid)
+            if rec is None or rec.subnet_id == PRIMARY or vm.ctx.node_id in vm.state.vset.get(rec.subnet_id, {}):
+                return {"status": "Validating"}
+            return {"status": "Syncing"}
         if cid in vm.state.chains:
-            return {"status": "Created"}
+            return {"status": "Created"}  # recorded, not run here (other VM, or it failed to start)
         return {"status": "Unknown"}
 
     def validated_by(p: dict) -> dict:
