@@ -171,6 +171,9 @@ def test_l1_chain_over_web3_and_restart(tmp_path):
         assert call(c_rpc, "eth_chainId") == hex(43112)
 
         head = call(rpc, "eth_getBlockByNumber", ["latest", False])
+        # subnet-EVM blocks carry no atomic txs: none of coreth's extData fields
+        assert not {"blockExtraData", "extDataHash", "extDataGasUsed"} & set(head)
+        assert {"blockExtraData", "extDataHash"} <= set(c_head)
         balance = w3.eth.get_balance(EWOQ.address)
         receipt = call(rpc, "eth_getTransactionReceipt", [rc2.transactionHash.to_0x_hex()])
 

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from simnode.clock import VirtualClock
 from simnode.config import NodeConfig
+from simnode.genesis import load_network_genesis
+from simnode.vms.chain import ChainContext
 from simnode.store import Store
 from simnode.vms.evm.accounts import ANVIL_MNEMONIC, address_of, dev_keys
 from simnode.vms.evm.chain import ChainError, EVMChain
@@ -24,11 +26,12 @@ EWOQ = Account.from_key(EWOQ_KEY)
 EWOQ_ADDR = bytes.fromhex(EWOQ.address[2:])
 GENESIS_BALANCE = 0x295BE96E64066972000000
 START_MS = 1_767_225_600_000
+GENESIS = load_network_genesis(12345)
 
 
 def make_chain(store: Store | None = None, block_time: float = 0, clock: VirtualClock | None = None) -> EVMChain:
-    ctx = SimpleNamespace(config=NodeConfig(block_time=block_time), store=store or Store.memory(),
-                          clock=clock or VirtualClock(START_MS), chain_id=b"\x01" * 32, genesis=None)
+    ctx = ChainContext(NodeConfig(block_time=block_time), GENESIS, store or Store.memory(),
+                       clock or VirtualClock(START_MS), b"\x01" * 32)
     return EVMChain(ctx)
 
 

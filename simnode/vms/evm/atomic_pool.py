@@ -249,11 +249,10 @@ class AtomicPool:
 
 
 def make_pool(chain: EVMChain) -> AtomicPool | None:
-    """The C-Chain's pool, or None for a chain without atomic txs (an L1 EVM chain, or a chain
-    built without a node genesis in unit tests)."""
-    genesis = getattr(chain.ctx, "genesis", None)
-    c_id = getattr(genesis, "c_chain_id", None)
-    if c_id is None or chain.chain_id != c_id:
+    """The C-Chain's pool, or None for a chain without atomic txs (an L1 EVM chain)."""
+    genesis = chain.ctx.genesis
+    c_id = genesis.c_chain_id
+    if chain.chain_id != c_id:
         return None
     ctx = AtomicContext(
         network_id=int(chain.ctx.config.network_id),

@@ -20,11 +20,9 @@ One accepted block = one Store batch holding all of the above.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import coincurve
@@ -68,22 +66,6 @@ def _hexint(v: Any) -> int:
     if isinstance(v, str):
         return int(v, 16) if v.lower().startswith("0x") else int(v)
     raise ValueError(f"bad number {v!r}")
-
-
-def load_c_genesis_json(genesis: Any) -> dict:
-    """The parsed cChainGenesis from a node Genesis (or the local genesis file as a fallback)."""
-    cg = getattr(genesis, "c_chain_genesis", None)
-    parsed = getattr(cg, "parsed", None)
-    if isinstance(parsed, dict):
-        return parsed
-    for attr in ("c_chain_genesis_json", "c_chain_genesis_parsed", "c_genesis", "c_chain_genesis", "cchain_genesis"):
-        val = getattr(genesis, attr, None)
-        if isinstance(val, dict):
-            return val
-        if isinstance(val, (str, bytes)) and val:
-            return json.loads(val)
-    path = Path(__file__).resolve().parents[3] / "genesis" / "genesis_local.json"
-    return json.loads(json.loads(path.read_text())["cChainGenesis"])
 
 
 class BlockInfo:
@@ -186,7 +168,7 @@ class EVMChain:
         self.fee_rules = fee_rules or ACP176_RULES
         self.default_aliases = aliases
         self.prefix = prefix
-        self.genesis_json = genesis_json or load_c_genesis_json(ctx.genesis)
+        self.genesis_json = genesis_json or ctx.genesis.c_chain_genesis.parsed
         self.evm_chain_id: int = int(self.genesis_json["config"]["chainId"])
         self.kv = StoreKV(self.store, prefix + b"s/")
         self.db = atomic_db(self.kv)

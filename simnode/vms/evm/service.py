@@ -186,9 +186,7 @@ def block_json(chain: EVMChain, block: BlockInfo, full: bool) -> dict:
     h = block.header
     out: dict[str, Any] = {
         "baseFeePerGas": hx(h.base_fee_per_gas),
-        "blockExtraData": hb(block.ext),
         "difficulty": hx(h.difficulty),
-        "extDataHash": hb(ext_data_hash(block.ext)),
         "extraData": hb(h.extra_data),
         "gasLimit": hx(h.gas_limit),
         "gasUsed": hx(h.gas_used),
@@ -208,11 +206,16 @@ def block_json(chain: EVMChain, block: BlockInfo, full: bool) -> dict:
         "transactionsRoot": hb(h.transaction_root),
         "uncles": [],
     }
+    c_chain = chain.atomic is not None  # only coreth's blocks carry atomic txs (extData*)
+    if c_chain:
+        out["blockExtraData"] = hb(block.ext)
+        out["extDataHash"] = hb(ext_data_hash(block.ext))
     if block.number > 0:
         out["blobGasUsed"] = hx(h.blob_gas_used)
         out["blockGasCost"] = "0x0"
         out["excessBlobGas"] = hx(h.excess_blob_gas)
-        out["extDataGasUsed"] = hx(block.ext_gas)
+        if c_chain:
+            out["extDataGasUsed"] = hx(block.ext_gas)
         out["minDelayExcess"] = hx(INITIAL_MIN_DELAY_EXCESS)
         out["parentBeaconBlockRoot"] = hb(h.parent_beacon_block_root)
         out["timestampMilliseconds"] = hx(block.ms)
