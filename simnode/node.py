@@ -31,7 +31,7 @@ from .errors import NodeError
 from .crypto import bls
 from .formats.ids import ZERO_ID, id_to_str, node_id_to_str
 from .genesis import Genesis, build_genesis, load_genesis, load_network_genesis, rebased_start_time
-from .store import META, Store
+from .store import META, Snapshots, Store
 from .vms.chain import Chain, ChainContext
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 
@@ -65,8 +65,7 @@ class Node:
         self.node_endpoints: dict[str, Any] = {}
         self.genesis_time: int = 0
         self._deferred: list[DeferredChain] = []
-        self._snapshots: dict[int, int] = {}  # snapshot id -> store commit sequence
-        self._next_snapshot = 1
+        self.snapshots: Snapshots | None = None
         # The node is the first genesis staker, so its ID matches a validator of the local net.
         staker_ids = [s.node_id for s in self.genesis.config.initial_stakers]
         self.node_id: bytes = staker_ids[0] if staker_ids else bytes(20)
@@ -76,6 +75,7 @@ class Node:
         self.chain_manager = ChainManager(self)  # L1 chains the P-Chain records (simnode/chains.py)
         self._runner: web.AppRunner | None = None
         self._clock_task: asyncio.Task[None] | None = None
+        self._stopping = False
         self._clock_wakeup: asyncio.Event | None = None
         self.port: int = 0
         self.data_dir: Path = Path()
@@ -139,20 +139,17 @@ class Node:
 
     def snapshot(self) -> int:
         """Remember the current state of every chain; returns the snapshot's ID."""
-        assert self.store is not None
-        sid = self._next_snapshot
-        self._next_snapshot += 1
-        self._snapshots[sid] = self.store.seq
-        return sid
+        assert self.snapshots is not None
+        return self.snapshots.take()
 
     def revert(self, snapshot_id: int) -> None:
         """Restore every chain to a snapshot; it and every later snapshot are consumed."""
-        assert self.store is not None
-        seq = self._snapshots.get(snapshot_id)
-        if seq is None:
+        assert self.snapshots is not None
+        if not self.snapshots.revert(snapshot_id):
             raise NodeError(f"unknown snapshot {snapshot_id}")
-        self.store.revert_to(seq)
-        self._snapshots = {k: v for k, v in self._snapshots.items() if k < snapshot_id and v <= seq}
+
+    def _reload_chains(self) -> None:
+        """After the store was reverted: P first (it decides which L1 chains exist), then the rest."""
         platform = self.chains.get(ZERO_ID)
         if platform is not None:
             platform.reload()
@@ -179,6 +176,8 @@ class Node:
             self.store = Store.open(self.data_dir / "db")
         except Exception as exc:  # plyvel raises IOError subclasses on a held LOCK
             raise NodeError(f"cannot open the database in {self.data_dir}: {exc}") from exc
+        self.snapshots = Snapshots(self.store)
+        self.snapshots.on_revert.append(self._reload_chains)
         stored = self.store.get_obj(_GENESIS_TIME_KEY)
         if stored is None:
             # AvalancheGo re-bases the shipped local genesis to a recent start; files given
@@ -219,7 +218,7 @@ class Node:
         assert self.store is not None
         return ChainContext(config=self.config, genesis=self.genesis, store=self.store, clock=self.clock,
                             chain_id=chain_id, chains=self.chains, genesis_time=self.genesis_time,
-                            node_id=self.node_id)
+                            node_id=self.node_id, snapshots=self.snapshots)
 
     def _build_node_endpoints(self) -> None:
         self.node_endpoints["info"] = info_api.build_service(self)
@@ -259,13 +258,19 @@ class Node:
     async def _run_wall_clock(self) -> None:
         """Fire scheduled events at their wall-clock time."""
         assert self._clock_wakeup is not None
-        while True:
-            self.clock.run_due()
+        while not self._stopping:
+            try:
+                self.clock.run_due()
+            except Exception:  # a failed event must not stop the clock for every other chain
+                log.exception("a scheduled event failed")
             due = self.clock.scheduler.next_due_ms()
             timeout = None if due is None else max(0.0, (due - self.clock.now_ms()) / 1000)
             self._clock_wakeup.clear()
             try:
-                await asyncio.wait_for(self._clock_wakeup.wait(), timeout)
+                # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancellation that
+                # races with the event being set, and the loop would then never end.
+                async with asyncio.timeout(timeout):
+                    await self._clock_wakeup.wait()
             except TimeoutError:
                 pass
 
@@ -276,11 +281,9 @@ class Node:
 
     async def stop(self) -> None:
         if self._clock_task is not None:
-            self._clock_task.cancel()
-            try:
-                await self._clock_task
-            except asyncio.CancelledError:
-                pass
+            self._stopping = True
+            self.wake_clock()
+            await self._clock_task
             self._clock_task = None
         if self._runner is not None:
             await self._runner.cleanup()

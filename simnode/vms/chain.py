@@ -12,11 +12,12 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..store import Snapshots, Store
+
 if TYPE_CHECKING:
     from ..clock import Clock
     from ..config import NodeConfig
     from ..genesis import Genesis
-    from ..store import Store
 
 
 @dataclass(slots=True)
@@ -32,6 +33,12 @@ class ChainContext:
     genesis_time: int = 0
     # This node's ID (platform.getBlockchainStatus: "Validating" when it validates the subnet).
     node_id: bytes = b""
+    # Node-wide snapshots (evm_snapshot/evm_revert use them, so a revert reloads every chain).
+    snapshots: Snapshots | None = None
+
+    def __post_init__(self) -> None:
+        if self.snapshots is None:
+            self.snapshots = Snapshots(self.store)
 
     @property
     def network_id(self) -> int:

@@ -251,3 +251,27 @@ def test_fuji_network_ids():
         assert call(n.url + "/ext/info", "info.getBlockchainID", {"alias": "X"}) == {
             "blockchainID": "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"}
         assert call(n.url + "/ext/info", "info.getTxFee")["createAssetTxFee"] == "10000000"
+
+
+def test_evm_revert_restores_every_chain():
+    """evm_snapshot/evm_revert share the node-wide registry: X and P come back too."""
+    with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True)) as n:
+        rpc = n.url + "/ext/bc/C/rpc"
+        sid = call(rpc, "evm_snapshot", [])
+        store = n.node.store
+
+        def write():
+            b = store.batch()
+            b.put_obj(b"X/probe", 1)
+            b.commit()
+
+        n.call(write)
+        call(rpc, "evm_mine", [])
+        assert call(rpc, "eth_blockNumber", []) == "0x1"
+        assert call(rpc, "evm_revert", [sid]) is True
+        assert call(rpc, "eth_blockNumber", []) == "0x0"
+        assert store.get_obj(b"X/probe") is None
+        assert call(rpc, "evm_revert", [sid]) is False
+        # the same IDs are valid at /ext/simnode
+        sid2 = call(rpc, "evm_snapshot", [])
+        assert call(n.url + "/ext/simnode", "simnode.revert", {"id": int(sid2, 16)}) == {"reverted": True}

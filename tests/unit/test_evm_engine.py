@@ -32,7 +32,9 @@ GENESIS = load_network_genesis(12345)
 def make_chain(store: Store | None = None, block_time: float = 0, clock: VirtualClock | None = None) -> EVMChain:
     ctx = ChainContext(NodeConfig(block_time=block_time), GENESIS, store or Store.memory(),
                        clock or VirtualClock(START_MS), b"\x01" * 32)
-    return EVMChain(ctx)
+    chain = EVMChain(ctx)
+    ctx.snapshots.on_revert.append(chain.reload)  # what the node does for all its chains
+    return chain
 
 
 def signed(acct, nonce: int, to: bytes = b"\x11" * 20, value: int = 1, fee: int = 10**9, tip: int = 1,

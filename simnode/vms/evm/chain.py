@@ -185,8 +185,6 @@ class EVMChain:
         self._interval_handle: Any = None
         self.next_timestamp: int | None = None  # evm_setNextBlockTimestamp (seconds)
         self.time_offset = 0  # evm_increaseTime total, seconds
-        self.snapshots: dict[int, int] = {}  # evm_snapshot id -> store seq
-        self._snap_id = 0
         self.impersonated: set[bytes] = set()
         self.auto_impersonate = False
         self.dev_keys: dict[bytes, bytes] = {}  # address -> private key (unlocked dev accounts)
@@ -736,19 +734,12 @@ class EVMChain:
     # ------------------------------------------------------------------ snapshot / revert
 
     def snapshot(self) -> int:
-        self._snap_id += 1
-        self.snapshots[self._snap_id] = self.store.seq
-        return self._snap_id
+        """A node-wide snapshot (evm_snapshot): reverting it restores every chain."""
+        return self.ctx.snapshots.take()
 
     def revert(self, snap_id: int) -> bool:
-        seq = self.snapshots.get(snap_id)
-        if seq is None:
-            return False
-        self.store.revert_to(seq)
-        for k in [k for k in self.snapshots if k >= snap_id]:
-            del self.snapshots[k]
-        self.reload()
-        return True
+        """evm_revert: False for an unknown (or already consumed) snapshot, as Anvil answers."""
+        return self.ctx.snapshots.revert(snap_id)
 
     def reload(self) -> None:
         """Re-read everything from the store (after a node-wide revert)."""
