@@ -11,7 +11,11 @@ want="$(sha256sum "$root/pyproject.toml" | cut -c1-16)"
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "simnode: installing into $venv ..." >&2
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check -e "$root[test]" >&2
+  if ! "$venv/bin/pip" install -q --disable-pip-version-check -e "$root[test]" > "$venv/install.log" 2>&1; then
+    cat "$venv/install.log" >&2
+    echo "simnode: installing failed (log above, also in $venv/install.log)" >&2
+    exit 1
+  fi
   echo "$want" > "$stamp"
 fi
 export ETH_HASH_BACKEND=pysha3

@@ -22,17 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import aiohttp  # noqa: E402
 
 from simnode.clock import VirtualClock  # noqa: E402
-from simnode.codec import (  # noqa: E402
-    UTXO,
-    BaseTxFields,
-    Input,
-    OutputOwners,
-    TransferableInput,
-    TransferableOutput,
-    TransferInput,
-    TransferOutput,
-    sort_outputs,
-)
+from simnode.codec import UTXO, TransferableOutput, TransferOutput  # noqa: E402
 from simnode.config import NodeConfig  # noqa: E402
 from simnode.crypto.secp256k1 import public_key, short_address  # noqa: E402
 from simnode.formats.address import format_address  # noqa: E402
@@ -41,7 +31,8 @@ from simnode.formats.ids import id_to_str, private_key_from_str  # noqa: E402
 from simnode.genesis import load_network_genesis  # noqa: E402
 from simnode.node import Node  # noqa: E402
 from simnode.store import Store  # noqa: E402
-from simnode.vms.avm.txs import X_REGISTRY, BaseTx, Tx, sign_tx  # noqa: E402
+from simnode.vms.avm.builder import XContext, XWallet, owner  # noqa: E402
+from simnode.vms.avm.txs import Tx  # noqa: E402
 from simnode.vms.avm.vm import XChainVM  # noqa: E402
 from simnode.vms.chain import ChainContext  # noqa: E402
 
@@ -52,21 +43,19 @@ G = load_network_genesis(12345)
 MAX_OUTS_PER_TX = 750  # keeps a fan-out tx under the 64 KiB tx limit
 
 
-def _ins(u: UTXO) -> tuple[TransferableInput, ...]:
-    return (TransferableInput(u.tx_id, u.output_index, u.asset_id, TransferInput(u.out.amount, Input((0,)))),)
+X_CONTEXT = XContext(G.network_id, G.x_chain_id, G.avax_asset_id, FEE, FEE)
 
 
 def fan_out(src: UTXO, key: bytes, to: bytes, amounts: list[int]) -> tuple[Tx, list[UTXO], UTXO]:
-    """One tx paying `amounts` to `to`, change back to ewoq; returns (tx, new UTXOs, change)."""
-    outs = [TransferableOutput(src.asset_id, TransferOutput(a, OutputOwners(0, 1, (to,)))) for a in amounts]
+    """One tx paying `amounts` to `to` out of `src`, change back to the key; returns (tx, new UTXOs, change)."""
+    outs = [TransferableOutput(src.asset_id, TransferOutput(a, owner(to))) for a in amounts]
+    wallet = XWallet(X_CONTEXT, (key,), (src,))
+    tx = wallet.base_tx(outs)
     change_amount = src.out.amount - sum(amounts) - FEE
-    outs.append(TransferableOutput(src.asset_id, TransferOutput(change_amount, OutputOwners(0, 1, (EWOQ,)))))
-    outs = sort_outputs(outs, X_REGISTRY)
-    tx = sign_tx(BaseTx(BaseTxFields(G.network_id, G.x_chain_id, outs, _ins(src), b"")), [[key]])
     made, change = [], None
-    for i, o in enumerate(outs):
+    for i, o in enumerate(tx.unsigned.base.outs):
         u = UTXO(tx.id, i, o.asset_id, o.out)
-        if o.out.amount == change_amount and o.out.owners.addresses == (EWOQ,) and change is None:
+        if o.out.amount == change_amount and o.out.owners.addresses == (wallet.address,) and change is None:
             change = u
         else:
             made.append(u)
@@ -75,11 +64,8 @@ def fan_out(src: UTXO, key: bytes, to: bytes, amounts: list[int]) -> tuple[Tx, l
 
 
 def spend_all(utxos: list[UTXO], key: bytes, to: bytes) -> list[Tx]:
-    txs = []
-    for u in utxos:
-        out = (TransferableOutput(u.asset_id, TransferOutput(u.out.amount - FEE, OutputOwners(0, 1, (to,)))),)
-        txs.append(sign_tx(BaseTx(BaseTxFields(G.network_id, G.x_chain_id, out, _ins(u), b"")), [[key]]))
-    return txs
+    return [XWallet(X_CONTEXT, (key,), (u,)).base_tx([TransferableOutput(u.asset_id, TransferOutput(
+        u.out.amount - FEE, owner(to)))]) for u in utxos]
 
 
 def genesis_utxo() -> UTXO:

@@ -89,7 +89,7 @@ class ChainManager:
                  id_to_str(rec.vm_id))
         try:
             cls = getattr(importlib.import_module(module), factory)
-            chain = cls(self.node._context(cid), genesis_data=rec.genesis_data, name=rec.name,
+            chain = cls(self.node.chain_context(cid), genesis_data=rec.genesis_data, name=rec.name,
                         subnet_id=rec.subnet_id)
         except Exception as exc:  # noqa: BLE001 - any failure leaves the chain not running
             reason = str(exc) or type(exc).__name__

@@ -194,7 +194,7 @@ class Node:
             self.genesis = build_genesis(self.genesis.config, self.genesis_time)
 
     def _build_chains(self) -> None:
-        for item in build_primary_chains(self._context):
+        for item in build_primary_chains(self.chain_context):
             if isinstance(item, DeferredChain):
                 self._deferred.append(item)
                 self.register_chain(BootstrappingChain(item))
@@ -210,11 +210,11 @@ class Node:
             while self._deferred:
                 spec = self._deferred.pop(0)
                 module = await loop.run_in_executor(None, importlib.import_module, spec.module)
-                self.chains[spec.chain_id] = getattr(module, spec.factory)(self._context(spec.chain_id))
+                self.chains[spec.chain_id] = getattr(module, spec.factory)(self.chain_context(spec.chain_id))
         finally:
             sys.setswitchinterval(interval)
 
-    def _context(self, chain_id: bytes) -> ChainContext:
+    def chain_context(self, chain_id: bytes) -> ChainContext:
         assert self.store is not None
         return ChainContext(config=self.config, genesis=self.genesis, store=self.store, clock=self.clock,
                             chain_id=chain_id, chains=self.chains, genesis_time=self.genesis_time,

@@ -11,22 +11,15 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..codec import (
-    BaseTxFields,
-    Input,
-    OutputOwners,
-    TransferableInput,
-    TransferableOutput,
-    TransferInput,
-    TransferOutput,
-    decode_utxo,
-    sort_outputs,
-)
+from ..codec import TransferableOutput, TransferOutput, decode_utxo
 from ..formats.address import parse_address
 from ..formats.errors import FormatError
-from ..formats.ids import id_from_str, id_to_str, node_id_from_str, node_id_to_str
+from ..formats.ids import id_from_str, node_id_from_str, node_id_to_str
+from ..vms.avm.builder import BuildError, XContext, XWallet, owner
+from ..vms.avm.txs import InitialState
 from .accounts import Account, derive_key
 from .errors import StepError
 from .schema import amount_for_chain
@@ -172,57 +165,25 @@ class XPClient:
             params["startIndex"] = res["endIndex"]
         return out
 
-    def _spend(self, acct: Account, needs: dict[bytes, int]) -> tuple[list[tuple[TransferableInput, bytes]], dict[bytes, int]]:
-        """Inputs covering `needs` (asset → amount) from acct's X UTXOs; returns them and the change."""
-        me = acct.short_address
-        now_s = self.r.now_ms() // 1000
-        chosen: list[tuple[TransferableInput, bytes]] = []
-        have: dict[bytes, int] = {a: 0 for a in needs}
-        utxos = [u for u in self.x_utxos(acct.x_address) if u.asset_id in needs and isinstance(u.out, TransferOutput)
-                 and u.out.owners.threshold == 1 and me in u.out.owners.addresses and u.out.owners.locktime <= now_s]
-        utxos.sort(key=lambda u: (-u.out.amount, u.id))
-        for u in utxos:
-            if have[u.asset_id] >= needs[u.asset_id]:
-                continue
-            idx = u.out.owners.addresses.index(me)
-            chosen.append((TransferableInput(u.tx_id, u.output_index, u.asset_id,
-                                             TransferInput(u.out.amount, Input((idx,)))), acct.private_key))
-            have[u.asset_id] += u.out.amount
-        for asset, need in needs.items():
-            if have[asset] < need:
-                raise StepError(f"insufficient funds on X for {acct.name}: have {have[asset]}, need {need} "
-                                f"(asset {id_to_str(asset)}, fee included)")
-        chosen.sort(key=lambda p: (p[0].tx_id, p[0].output_index))
-        return chosen, {a: have[a] - needs[a] for a in needs}
+    def x_wallet(self, acct: Account, utxos: list[Any] | None = None) -> XWallet:
+        """acct's X wallet over its UTXOs (from avm.getUTXOs unless given) at the node's time."""
+        fees = self.x_fees()
+        ctx = XContext(self.r.network_id, self.chain_id("X"), self.avax(), fees["txFee"], fees["createAssetTxFee"])
+        if utxos is None:
+            utxos = self.x_utxos(acct.x_address)
+        return XWallet(ctx, (acct.private_key,), tuple(utxos), self.r.now_ms() // 1000)
 
-    def _x_base(self, acct: Account, outs: list[TransferableOutput], needs: dict[bytes, int],
-                memo: bytes = b"") -> tuple[BaseTxFields, list[tuple[TransferableInput, bytes]]]:
-        from ..vms.avm.txs import X_REGISTRY
-
-        pairs, change = self._spend(acct, needs)
-        all_outs = list(outs)
-        for asset, amount in sorted(change.items()):
-            if amount > 0:
-                all_outs.append(TransferableOutput(asset, TransferOutput(amount, _owner(acct.short_address))))
-        base = BaseTxFields(self.r.network_id, self.chain_id("X"), sort_outputs(all_outs, X_REGISTRY),
-                            tuple(p[0] for p in pairs), memo)
-        return base, pairs
-
-    def _x_sign_issue(self, unsigned: Any, pairs: list[tuple[TransferableInput, bytes]]) -> str:
-        from ..vms.avm.txs import sign_tx
-
-        tx = sign_tx(unsigned, [[k] for _, k in pairs])
+    def x_issue(self, acct: Account, build: Callable[[XWallet], Any], utxos: list[Any] | None = None) -> str:
+        """Build an X tx with acct's wallet and issue it."""
+        try:
+            tx = build(self.x_wallet(acct, utxos))
+        except BuildError as exc:
+            raise StepError(f"cannot build the X-Chain tx for {acct.name}: {exc}") from None
         return self.issue("X", tx.bytes)
 
     def x_transfer(self, acct: Account, to: bytes, amount: int, asset: bytes, memo: bytes) -> str:
-        from ..vms.avm.txs import BaseTx
-
-        avax, fee = self.avax(), self.x_fees()["txFee"]
-        needs = {avax: fee}
-        needs[asset] = needs.get(asset, 0) + amount
-        out = TransferableOutput(asset, TransferOutput(amount, _owner(to)))
-        base, pairs = self._x_base(acct, [out], needs, memo)
-        return self._x_sign_issue(BaseTx(base), pairs)
+        out = TransferableOutput(asset, TransferOutput(amount, owner(to)))
+        return self.x_issue(acct, lambda w: w.base_tx([out], memo))
 
     # ------------------------------------------------------------------ P-Chain wallet (the VM's builder)
 
@@ -310,12 +271,8 @@ class XPClient:
         if src == "C":
             export_id = self.c_export(acct, dest_id, to, amount)
         elif src == "X":
-            from ..vms.avm.txs import ExportTx
-
-            avax = self.avax()
-            out = TransferableOutput(avax, TransferOutput(amount, _owner(to.short_address)))
-            base, pairs = self._x_base(acct, [], {avax: amount + self.x_fees()["txFee"]})
-            export_id = self._x_sign_issue(ExportTx(base, dest_id, (out,)), pairs)
+            out = TransferableOutput(self.avax(), TransferOutput(amount, owner(to.short_address)))
+            export_id = self.x_issue(acct, lambda w: w.export_tx(dest_id, [out]))
         else:
             raw = self.p_build([acct.private_key], lambda b, vm: b.export_tx(dest_id, to.short_address, amount))
             export_id = self.issue("P", raw)
@@ -331,40 +288,17 @@ class XPClient:
         if chain == "P":
             raw = self.p_build([to.private_key], lambda b, vm: b.import_tx(src_id, to.short_address))
             return self.issue("P", raw)
-        from ..vms.avm.txs import ImportTx
-
-        me = to.short_address
-        utxos = [u for u in self.x_utxos(to.x_address, source) if isinstance(u.out, TransferOutput)
-                 and u.out.owners.threshold == 1 and me in u.out.owners.addresses]
+        utxos = self.x_utxos(to.x_address, source)
         if not utxos:
             raise StepError(f"nothing exported from {source} to {to.name} is waiting on X")
-        avax, fee = self.avax(), self.x_fees()["txFee"]
-        utxos.sort(key=lambda u: u.id)
-        ins = [(TransferableInput(u.tx_id, u.output_index, u.asset_id,
-                                  TransferInput(u.out.amount, Input((u.out.owners.addresses.index(me),)))),
-                to.private_key) for u in utxos]
-        ins.sort(key=lambda p: (p[0].tx_id, p[0].output_index))
-        totals: dict[bytes, int] = {}
-        for p, _ in ins:
-            totals[p.asset_id] = totals.get(p.asset_id, 0) + p.in_.amount
-        if totals.get(avax, 0) <= fee:
-            raise StepError(f"the imported AVAX ({totals.get(avax, 0)} nAVAX) does not cover the X fee ({fee})")
-        totals[avax] -= fee
-        from ..vms.avm.txs import X_REGISTRY
-        outs = [TransferableOutput(a, TransferOutput(n, _owner(me))) for a, n in sorted(totals.items())]
-        base = BaseTxFields(self.r.network_id, self.chain_id("X"), sort_outputs(outs, X_REGISTRY), (), b"")
-        return self._x_sign_issue(ImportTx(base, src_id, tuple(p for p, _ in ins)), ins)
+        return self.x_issue(to, lambda w: w.import_tx(src_id, utxos))
 
     def create_asset(self, f: dict[str, Any]) -> str:
-        from ..vms.avm.txs import CreateAssetTx, InitialState
-
         acct = self.r.account(f["from"])
         holder = self.r.account(f["to"]).short_address if "to" in f else acct.short_address
-        avax = self.avax()
-        base, pairs = self._x_base(acct, [], {avax: self.x_fees()["createAssetTxFee"]})
-        state = InitialState(0, (TransferOutput(f["supply"], _owner(holder)),))
-        tx = CreateAssetTx(base, f["name"], f["symbol"], f.get("denomination", 9), (state,))
-        return self._x_sign_issue(tx, pairs)
+        state = InitialState(0, (TransferOutput(f["supply"], owner(holder)),))
+        return self.x_issue(acct, lambda w: w.create_asset_tx(f["name"], f["symbol"], f.get("denomination", 9),
+                                                              [state]))
 
     def node_identity(self, ref: str) -> tuple[bytes, Any]:
         """(node ID, BLS key): a "NodeID-…" (no BLS key) or a name → both derived from the seed."""
@@ -478,10 +412,6 @@ def _amount(value: Any) -> tuple[int, str]:
         return v_amount(value)
     except Invalid as exc:
         raise StepError(str(exc)) from None
-
-
-def _owner(addr: bytes) -> OutputOwners:
-    return OutputOwners(0, 1, (addr,))
 
 
 def _checksum(data: bytes) -> str:

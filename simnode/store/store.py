@@ -43,6 +43,19 @@ def chain_prefix(name: str) -> bytes:
     return name.encode() + b"/"
 
 
+def key_suffixes(db: Store | Batch, prefix: bytes, after: bytes | None = None) -> Iterator[bytes]:
+    """The rest of every key under `prefix` (an index row's ID), ascending, strictly after `after` if given.
+
+    A Store seeks straight to `after` (O(page)); a Batch merges its pending writes and filters.
+    """
+    cut = len(prefix)
+    rows = db.iterate(prefix, prefix + after) if after is not None and isinstance(db, Store) else db.iterate(prefix)
+    for key, _ in rows:
+        suffix = key[cut:]
+        if after is None or suffix > after:
+            yield suffix
+
+
 class Batch:
     """Pending writes; reads through it see its own writes first."""
 

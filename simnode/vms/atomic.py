@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..store import Batch, Store, key_suffixes
+
 PREFIX = b"atomic/"
 
 
@@ -62,14 +64,7 @@ def remove_utxo(w: Writer, dest: bytes, source: bytes, utxo_id: bytes, addresses
 
 
 def utxo_ids_by_address(
-    r: Reader, dest: bytes, source: bytes, address: bytes, after: bytes | None = None
+    r: Store | Batch, dest: bytes, source: bytes, address: bytes, after: bytes | None = None
 ) -> Iterator[bytes]:
     """UTXO IDs owned (in part) by `address`, ascending, strictly after `after` if given."""
-    prefix = _pair(dest, source) + b"a" + address
-    from ..store import Store  # a Store seeks straight to `after` (O(page)); a Batch merges and filters
-
-    keys = r.iterate(prefix, prefix + after) if after is not None and isinstance(r, Store) else r.iterate(prefix)
-    for key, _ in keys:
-        utxo_id = key[len(prefix):]
-        if after is None or utxo_id > after:
-            yield utxo_id
+    return key_suffixes(r, _pair(dest, source) + b"a" + address, after)

@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..formats.ids import ZERO_ID, id_to_str
 from ..store import Snapshots, Store
 
 if TYPE_CHECKING:
@@ -46,6 +47,25 @@ class ChainContext:
 
     def logger(self, name: str) -> logging.Logger:
         return logging.getLogger(f"simnode.{name}")
+
+
+def lookup_chain(ctx: ChainContext, ref: str) -> bytes | None:
+    """BCLookup.Lookup: a chain alias ("P", "X", "C", "avm", …) or chain ID in cb58 → the chain ID.
+
+    The primary chains answer even before the node has registered them in `ctx.chains`.
+    """
+    for chain in ctx.chains.values():
+        if ref in chain.default_aliases or ref == id_to_str(chain.chain_id):
+            return chain.chain_id
+    g = ctx.genesis
+    primary = {"P": ZERO_ID, "platform": ZERO_ID, "X": g.x_chain_id, "avm": g.x_chain_id,
+               "C": g.c_chain_id, "evm": g.c_chain_id}
+    if ref in primary:
+        return primary[ref]
+    for cid in (ZERO_ID, g.x_chain_id, g.c_chain_id):
+        if ref == id_to_str(cid):
+            return cid
+    return None
 
 
 class Chain(Protocol):

@@ -9,24 +9,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from simnode.codec import (
-    UTXO,
-    BaseTxFields,
-    Input,
-    OutputOwners,
-    TransferableInput,
-    TransferableOutput,
-    TransferInput,
-    TransferOutput,
-    sort_outputs,
-)
+from simnode.codec import UTXO, TransferableOutput, TransferOutput
 from simnode.config import NodeConfig
 from simnode.crypto.secp256k1 import public_key, short_address
 from simnode.formats.address import format_address
 from simnode.formats.hexenc import encode_bytes
 from simnode.formats.ids import id_from_str, id_to_str, private_key_from_str
 from simnode.node import Node
-from simnode.vms.avm.txs import X_REGISTRY, BaseTx, Tx, sign_tx
+from simnode.vms.avm.builder import XContext, XWallet, owner
+from simnode.vms.avm.txs import Tx
 from tests.vectors import load
 
 from .rpc import RPCFailure, call, post
@@ -37,6 +28,7 @@ EWOQ_ADDR = "X-local18jma8ppw3nhx5r4ap8clazz0dps7rv5u00z96u"
 EWOQ_KEY = private_key_from_str("PrivateKey-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN")
 EWOQ = short_address(public_key(EWOQ_KEY))
 FEE = 1_000_000
+X_CONTEXT = XContext(12345, id_from_str(X_ID), id_from_str(AVAX), FEE, FEE)
 X_VECTORS = [v for v in load("tx-vectors.json") if v["chain"] == "X"]
 
 
@@ -117,13 +109,13 @@ def test_vectors_over_http(node):
     assert err.value.error["message"] == "problem decoding transaction: invalid input checksum"
 
 
-def _fan_out(src: UTXO, key: bytes, to: bytes, n: int, change_to: bytes) -> Tx:
-    outs = [TransferableOutput(src.asset_id, TransferOutput(1000 + i, OutputOwners(0, 1, (to,)))) for i in range(n)]
-    change = src.out.amount - sum(1000 + i for i in range(n)) - FEE
-    outs.append(TransferableOutput(src.asset_id, TransferOutput(change, OutputOwners(0, 1, (change_to,)))))
-    ins = (TransferableInput(src.tx_id, src.output_index, src.asset_id, TransferInput(src.out.amount, Input((0,)))),)
-    unsigned = BaseTx(BaseTxFields(12345, id_from_str(X_ID), sort_outputs(outs, X_REGISTRY), ins, b""))
-    return sign_tx(unsigned, [[key]])
+def _pay(src: UTXO, key: bytes, outs: list[TransferableOutput]) -> Tx:
+    """`outs` out of `src` alone, the change back to the key."""
+    return XWallet(X_CONTEXT, (key,), (src,)).base_tx(outs)
+
+
+def _fan_out(src: UTXO, key: bytes, to: bytes, n: int) -> Tx:
+    return _pay(src, key, [TransferableOutput(src.asset_id, TransferOutput(1000 + i, owner(to))) for i in range(n)])
 
 
 def _change_of(tx: Tx, owner: bytes) -> UTXO:
@@ -137,10 +129,10 @@ def test_paging_5000_utxos_over_http_and_a_burst(node):
     target_key = hashlib.sha256(b"xchain-paging-target").digest()
     target = short_address(public_key(target_key))
     src = UTXO(id_from_str(AVAX), 1, id_from_str(AVAX),
-               TransferOutput(300_000_000 * 10**9, OutputOwners(0, 1, (EWOQ,))))
+               TransferOutput(300_000_000 * 10**9, owner(EWOQ)))
     total = 0
     for n in (750,) * 6 + (500,):  # 5,000 UTXOs in 7 txs of < 64 KiB
-        tx = _fan_out(src, EWOQ_KEY, target, n, EWOQ)
+        tx = _fan_out(src, EWOQ_KEY, target, n)
         wait_accepted(node, issue(node, tx))
         src = _change_of(tx, EWOQ)
         total += n
@@ -165,22 +157,16 @@ def test_paging_5000_utxos_over_http_and_a_burst(node):
 
     # A burst: 64 independent txs from ewoq's fresh UTXOs, issued concurrently.
     # 64 outputs big enough to pay a fee each
-    outs = [TransferableOutput(src.asset_id, TransferOutput(10**9 + i, OutputOwners(0, 1, (EWOQ,))))
-            for i in range(64)]
-    outs.append(TransferableOutput(src.asset_id, TransferOutput(
-        src.out.amount - sum(10**9 + i for i in range(64)) - FEE, OutputOwners(0, 1, (EWOQ,)))))
-    ins = (TransferableInput(src.tx_id, src.output_index, src.asset_id, TransferInput(src.out.amount, Input((0,)))),)
-    fan = sign_tx(BaseTx(BaseTxFields(12345, id_from_str(X_ID), sort_outputs(outs, X_REGISTRY), ins, b"")),
-                  [[EWOQ_KEY]])
+    fan = _pay(src, EWOQ_KEY, [TransferableOutput(src.asset_id, TransferOutput(10**9 + i, owner(EWOQ)))
+                               for i in range(64)])
     wait_accepted(node, issue(node, fan))
     height_before = int(avm(node, "getHeight")["height"])
     singles = []
     for i, o in enumerate(fan.unsigned.base.outs):
         if o.out.amount < 2 * 10**9:
             u = UTXO(fan.id, i, o.asset_id, o.out)
-            ins = (TransferableInput(u.tx_id, u.output_index, u.asset_id, TransferInput(u.out.amount, Input((0,)))),)
-            out = (TransferableOutput(u.asset_id, TransferOutput(u.out.amount - FEE, OutputOwners(0, 1, (target,)))),)
-            singles.append(sign_tx(BaseTx(BaseTxFields(12345, id_from_str(X_ID), out, ins, b"")), [[EWOQ_KEY]]))
+            singles.append(_pay(u, EWOQ_KEY, [TransferableOutput(u.asset_id, TransferOutput(
+                u.out.amount - FEE, owner(target)))]))
     assert len(singles) == 64
     with ThreadPoolExecutor(16) as pool:
         ids = list(pool.map(lambda t: issue(node, t, path="/ext/bc/X/wallet", service="wallet")

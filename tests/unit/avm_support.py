@@ -5,24 +5,16 @@ from __future__ import annotations
 import hashlib
 
 from simnode.clock import VirtualClock
-from simnode.codec import (
-    UTXO,
-    BaseTxFields,
-    Input,
-    OutputOwners,
-    TransferableInput,
-    TransferableOutput,
-    TransferInput,
-    TransferOutput,
-    sort_outputs,
-)
+from simnode.codec import UTXO, BaseTxFields, OutputOwners, TransferableOutput, TransferOutput
 from simnode.config import NodeConfig
 from simnode.crypto.secp256k1 import public_key, short_address
 from simnode.formats.ids import private_key_from_str
 from simnode.genesis import load_network_genesis
 from simnode.store import Store
 from simnode.vms.avm.state import ChainState
-from simnode.vms.avm.txs import X_REGISTRY, BaseTx, Tx, sign_tx
+from simnode.vms.avm.builder import Spend, XContext, base_fields, sign, sorted_spends, transfer_input
+from simnode.vms.avm.builder import owner as owners
+from simnode.vms.avm.txs import BaseTx, Tx
 from simnode.vms.avm.vm import XChainVM
 from simnode.vms.chain import ChainContext
 
@@ -48,10 +40,6 @@ def make_vm(now_ms: int = VECTOR_TIME_MS, store: Store | None = None) -> XChainV
     return XChainVM(ctx)
 
 
-def owners(*addrs: bytes, threshold: int = 1, locktime: int = 0) -> OutputOwners:
-    return OutputOwners(locktime, threshold, tuple(sorted(addrs)))
-
-
 def seed_utxos(vm: XChainVM, utxos: list[UTXO]) -> None:
     """Put UTXOs straight into the committed state (a test-only shortcut)."""
     batch = vm.store.batch()
@@ -64,18 +52,16 @@ def seed_utxos(vm: XChainVM, utxos: list[UTXO]) -> None:
 def base_tx(spend: list[tuple[UTXO, list[bytes]]], outs: list[tuple[int, OutputOwners]],
             asset: bytes = AVAX, memo: bytes = b"", network_id: int = 12345, chain_id: bytes = X_ID,
             keep_order: bool = False) -> Tx:
-    """A signed BaseTx spending `spend` [(utxo, [keys by sig index])] into `outs`."""
-    ins = []
-    for utxo, keys in spend:
-        ins.append((TransferableInput(utxo.tx_id, utxo.output_index, utxo.asset_id,
-                                      TransferInput(utxo.out.amount, Input(tuple(range(len(keys)))))), keys))
-    if not keep_order:
-        ins.sort(key=lambda p: (p[0].tx_id, p[0].output_index))
+    """A signed BaseTx spending `spend` [(utxo, [keys by sig index])] into `outs`; `keep_order` leaves
+    inputs and outputs unsorted (for the rules that refuse that)."""
+    spends = [Spend(transfer_input(utxo, range(len(keys))), tuple(keys)) for utxo, keys in spend]
     touts = [TransferableOutput(asset, TransferOutput(amount, o)) for amount, o in outs]
-    if not keep_order:
-        touts = list(sort_outputs(touts, X_REGISTRY))
-    unsigned = BaseTx(BaseTxFields(network_id, chain_id, tuple(touts), tuple(i for i, _ in ins), memo))
-    return sign_tx(unsigned, [keys for _, keys in ins])
+    if keep_order:
+        fields = BaseTxFields(network_id, chain_id, tuple(touts), tuple(s.input for s in spends), memo)
+    else:
+        spends = sorted_spends(spends)
+        fields = base_fields(XContext(network_id, chain_id, AVAX, FEE, FEE), spends, touts, memo)
+    return sign(BaseTx(fields), spends)
 
 
 def genesis_ewoq_utxo(vm: XChainVM) -> UTXO:

@@ -10,8 +10,9 @@ import pytest
 from simnode.codec import UTXO, BaseTxFields, Credential, TransferableOutput, TransferOutput
 from simnode.formats.ids import id_to_str, short_id_to_str
 from simnode.vms.avm.blocks import build_block
+from simnode.vms.avm.builder import XContext, XWallet
 from simnode.vms.avm.service import AVMService
-from simnode.vms.avm.txs import ExportTx, TxError, encode_tx, sign_tx
+from simnode.vms.avm.txs import TxError, encode_tx, sign_tx
 
 from .avm_support import (
     ADDR1,
@@ -226,14 +227,11 @@ def test_chained_spend_before_the_parent_is_accepted_is_refused(vm):
 
 def test_export_destination_rules(vm):
     g = genesis_ewoq_utxo(vm)
-    exported = (TransferableOutput(AVAX, TransferOutput(10**9, owners(EWOQ))),)
-    change = (TransferableOutput(AVAX, TransferOutput(g.out.amount - 10**9 - FEE, owners(EWOQ))),)
-    from simnode.codec import Input, TransferableInput, TransferInput
-
-    ins = (TransferableInput(g.tx_id, g.output_index, AVAX, TransferInput(g.out.amount, Input((0,)))),)
+    exported = [TransferableOutput(AVAX, TransferOutput(10**9, owners(EWOQ)))]
+    wallet = XWallet(XContext.of_vm(vm), (EWOQ_KEY,), (g,))
 
     def export_to(dest: bytes):
-        return sign_tx(ExportTx(BaseTxFields(12345, X_ID, change, ins, b""), dest, exported), [[EWOQ_KEY]])
+        return wallet.export_tx(dest, exported)
 
     _rejects(vm, export_to(X_ID), "same chainID")
     unknown = hashlib.sha256(b"no such chain").digest()

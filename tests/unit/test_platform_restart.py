@@ -8,6 +8,8 @@ from simnode.crypto import bls
 from simnode.genesis import load_network_genesis, rebased_start_time
 from simnode.store import Store
 from simnode.vms.chain import ChainContext
+from simnode.vms.platform import blocks
+from simnode.vms.platform import txs as t
 from simnode.vms.platform.builder import PBuilder
 from simnode.vms.platform.vm import PlatformVM
 
@@ -38,7 +40,10 @@ def test_restart_rebuilds_and_catches_up(tmp_path):
     clock2 = VirtualClock((VECTOR_TIME + 5 * DAY) * 1000)  # the node was down when the staker ended
     vm2 = _vm(store, clock2)
     assert vm2.current_supply() == supply
-    assert vm2.height == height + 1  # the reward block was built on start
+    assert vm2.height == height + 2  # the reward's proposal and commit blocks were built on start
+    st = vm2.state
+    types = [blocks.decode_block(st.block_by_id(st.block_id_at(h))).type_id for h in (height + 1, height + 2)]
+    assert types == [t.BANFF_PROPOSAL_BLOCK, t.BANFF_COMMIT_BLOCK]
     assert node_id not in vm2.state.validators[bytes(32)]
     assert vm2.state.get_history(stx.tx_id)["status"] == "completed"
     store.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from simnode.api.jsonrpc import UNMARSHAL_ERROR, GorillaService, RPCError
+from simnode.api.jsonrpc import GorillaService, RPCError
 from simnode.codec import (
     UTXO,
     MintOperation,
@@ -28,11 +28,12 @@ from simnode.codec.propertyfx import (
     PropertyOwnedOutput,
 )
 from simnode.formats import FormatError
-from simnode.formats.address import format_address, parse_address_arg_with_alias
-from simnode.formats.hexenc import JSON, decode_bytes, encode_bytes, normalize_encoding
-from simnode.formats.ids import ZERO_ID, ZERO_SHORT_ID, id_from_str, id_to_str
-from simnode.formats.jsonnum import parse_uint
-from simnode.vms import atomic, txjson
+from simnode.formats.address import format_address
+from simnode.formats.hexenc import JSON, decode_bytes, encode_bytes
+from simnode.formats.ids import ZERO_ID, id_from_str, id_to_str
+from simnode.vms import txjson, utxo_api
+from simnode.vms.chain import lookup_chain
+from simnode.vms.params import bool_arg, encoding_arg, id_arg, str_arg, uint_arg
 
 from .blocks import StandardBlock, parse_block
 from .state import decode_utxo_cached
@@ -50,77 +51,6 @@ from .txs import (
 
 if TYPE_CHECKING:
     from .vm import XChainVM
-
-MAX_GET_UTXOS_ADDRS = 1024
-MAX_PAGE_SIZE = 1024
-
-
-# ------------------------------------------------------------------------------------ params
-
-
-def _bad_arg() -> RPCError:
-    return RPCError(UNMARSHAL_ERROR)
-
-
-def _str(params: dict[str, Any], key: str) -> str:
-    value = params.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise _bad_arg()
-    return value
-
-
-def _bool(params: dict[str, Any], key: str) -> bool:
-    value = params.get(key)
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise _bad_arg()
-    return value
-
-
-def _id(params: dict[str, Any], key: str) -> bytes:
-    """An ids.ID field: cb58 string; null/absent = zero; anything else unparsable → unmarshal error."""
-    value = params.get(key)
-    if value is None:
-        return ZERO_ID
-    if not isinstance(value, str):
-        raise _bad_arg()
-    try:
-        return id_from_str(value)
-    except (FormatError, ValueError):
-        raise _bad_arg() from None
-
-
-def _uint(params: dict[str, Any], key: str, bits: int = 64) -> int:
-    try:
-        return parse_uint(params.get(key), bits)
-    except (FormatError, ValueError):
-        raise _bad_arg() from None
-
-
-def _encoding(params: dict[str, Any]) -> str:
-    value = params.get("encoding")
-    try:
-        return normalize_encoding(value)
-    except FormatError:
-        raise _bad_arg() from None
-
-
-def _str_list(params: dict[str, Any], key: str) -> list[str]:
-    value = params.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _bad_arg()
-    return value
-
-
-def _quote(text: str) -> str:
-    """Go's %q for plain strings."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
 
 # ------------------------------------------------------------------------------------ JSON forms
 
@@ -237,22 +167,13 @@ def block_json(vm: XChainVM, blk: StandardBlock) -> dict[str, Any]:
 class AVMService:
     def __init__(self, vm: XChainVM) -> None:
         self.vm = vm
+        self.utxo_service = utxo_api.UTXOService(
+            chain_id=vm.chain_id, alias="X", hrp=vm.hrp, lookup_chain=lambda ref: lookup_chain(vm.ctx, ref),
+            utxos_from=self._utxos_from, source_required=False,
+            encode_error="couldn't encode UTXO {utxo_id} as string: {error}",
+        )
 
     # ---------------------------------------------------------------- helpers
-
-    def _parse_address(self, text: str) -> bytes:
-        """avax.ParseServiceAddress: a bare cb58 ShortID or an X-<hrp>1… address of this chain."""
-        vm = self.vm
-        alias, payload = parse_address_arg_with_alias(text, expected_hrp=vm.hrp)
-        if alias is not None:
-            chain_id = vm.lookup_chain(alias)
-            if chain_id is None:
-                raise FormatError(f"there is no ID with alias: {alias}")
-            if chain_id != vm.chain_id:
-                raise FormatError(
-                    f"mismatched chainIDs: expected {_quote(id_to_str(vm.chain_id))} but got {_quote(id_to_str(chain_id))}"
-                )
-        return payload
 
     def _lookup_asset(self, text: str) -> bytes:
         vm = self.vm
@@ -283,16 +204,16 @@ class AVMService:
         return {"height": str(self.vm.height())}
 
     def get_block(self, params: dict[str, Any]) -> dict[str, Any]:
-        blk_id = _id(params, "blockID")
-        encoding = _encoding(params)
+        blk_id = id_arg(params, "blockID")
+        encoding = encoding_arg(params)
         raw = self.vm.state().get_block_bytes(blk_id)
         if raw is None:
             raise RPCError(f"couldn't get block with id {id_to_str(blk_id)}: not found")
         return self._block_reply(parse_block(raw), encoding)
 
     def get_block_by_height(self, params: dict[str, Any]) -> dict[str, Any]:
-        height = _uint(params, "height")
-        encoding = _encoding(params)
+        height = uint_arg(params, "height")
+        encoding = encoding_arg(params)
         st = self.vm.state()
         blk_id = st.get_block_id_at(height)
         if blk_id is None:
@@ -303,8 +224,8 @@ class AVMService:
         return self._block_reply(parse_block(raw), encoding)
 
     def _decode_tx_arg(self, params: dict[str, Any]) -> bytes:
-        text = _str(params, "tx")
-        encoding = _encoding(params)
+        text = str_arg(params, "tx")
+        encoding = encoding_arg(params)
         try:
             return decode_bytes(text, encoding)
         except FormatError as exc:
@@ -327,15 +248,15 @@ class AVMService:
         return {"txID": id_to_str(tx_id)}
 
     def get_tx_status(self, params: dict[str, Any]) -> dict[str, Any]:
-        tx_id = _id(params, "txID")
+        tx_id = id_arg(params, "txID")
         if tx_id == ZERO_ID:
             raise RPCError("nil transaction ID")
         found = self.vm.state().get_tx_bytes(tx_id) is not None
         return {"status": "Accepted" if found else "Unknown"}
 
     def get_tx(self, params: dict[str, Any]) -> dict[str, Any]:
-        tx_id = _id(params, "txID")
-        encoding = _encoding(params)
+        tx_id = id_arg(params, "txID")
+        encoding = encoding_arg(params)
         if tx_id == ZERO_ID:
             raise RPCError("nil transaction ID")
         raw = self.vm.state().get_tx_bytes(tx_id)
@@ -347,97 +268,14 @@ class AVMService:
         return {"tx": self._encode(raw, encoding), "encoding": encoding}
 
     def get_utxos(self, params: dict[str, Any]) -> dict[str, Any]:
+        return utxo_api.get_utxos(self.utxo_service, params)
+
+    def _utxos_from(self, source_chain: bytes) -> utxo_api.UTXOSet:
         vm = self.vm
-        addresses = _str_list(params, "addresses")
-        source = _str(params, "sourceChain")
-        limit = _uint(params, "limit", 32)
-        start = params.get("startIndex")
-        if start is not None and not isinstance(start, dict):
-            raise _bad_arg()
-        start = start or {}
-        start_addr_text = _str(start, "address")
-        start_utxo_text = _str(start, "utxo")
-        encoding = _encoding(params)
-
-        if not addresses:
-            raise RPCError("no addresses provided")
-        if len(addresses) > MAX_GET_UTXOS_ADDRS:
-            raise RPCError(f"number of addresses given, {len(addresses)}, exceeds maximum, {MAX_GET_UTXOS_ADDRS}")
-        if source == "":
-            source_chain = vm.chain_id
-        else:
-            found = vm.lookup_chain(source)
-            if found is None:
-                try:
-                    found = id_from_str(source)
-                except (FormatError, ValueError):
-                    raise RPCError(
-                        f"problem parsing source chainID {_quote(source)}: there is no ID with alias: {source}"
-                    ) from None
-            source_chain = found
-        addr_set: set[bytes] = set()
-        for text in addresses:
-            try:
-                addr_set.add(self._parse_address(text))
-            except FormatError as exc:
-                raise RPCError(f"couldn't parse address {_quote(text)}: {exc}") from None
-        start_addr, start_utxo = ZERO_SHORT_ID, ZERO_ID
-        if start_addr_text or start_utxo_text:
-            try:
-                start_addr = self._parse_address(start_addr_text)
-            except FormatError as exc:
-                raise RPCError(f"couldn't parse start index address {_quote(start_addr_text)}: {exc}") from None
-            try:
-                start_utxo = id_from_str(start_utxo_text)
-            except (FormatError, ValueError) as exc:
-                raise RPCError(f"couldn't parse start index utxo: {exc}") from None
-        if limit <= 0 or limit > MAX_PAGE_SIZE:
-            limit = MAX_PAGE_SIZE
-
-        utxos, end_addr, end_utxo = self.paginate(source_chain, addr_set, start_addr, start_utxo, limit)
-        encoded = []
-        for uid, raw in utxos:
-            if encoding == JSON:
-                raise RPCError(f"couldn't encode UTXO {id_to_str(uid)} as string: unsupported encoding in method")
-            encoded.append(self._encode(raw, encoding))
-        return {
-            "numFetched": str(len(utxos)),
-            "utxos": encoded,
-            "endIndex": {"address": format_address("X", vm.hrp, end_addr), "utxo": id_to_str(end_utxo)},
-            "encoding": encoding,
-        }
-
-    def paginate(self, source_chain: bytes, addrs: set[bytes], last_addr: bytes, last_utxo: bytes,
-                 limit: int) -> tuple[list[tuple[bytes, bytes]], bytes, bytes]:
-        """avax.GetPaginatedUTXOs / GetAtomicUTXOs: addresses in byte order, UTXO IDs ascending."""
-        vm = self.vm
+        if source_chain != vm.chain_id:
+            return utxo_api.shared_memory_utxos(vm.store, vm.chain_id, source_chain)
         st = vm.state()
-        local = source_chain == vm.chain_id
-        out: list[tuple[bytes, bytes]] = []
-        seen: set[bytes] = set()
-        for addr in sorted(addrs):
-            if addr < last_addr:
-                continue
-            after = last_utxo if addr == last_addr and last_utxo != ZERO_ID else None
-            if addr == last_addr and last_utxo == ZERO_ID:
-                after = None
-            last_addr = addr
-            if local:
-                ids = st.utxo_ids_of(addr, after)
-            else:
-                ids = atomic.utxo_ids_by_address(vm.store, vm.chain_id, source_chain, addr, after)
-            for uid in ids:
-                last_utxo = uid
-                if uid in seen:
-                    continue
-                raw = st.get_utxo_bytes(uid) if local else atomic.get_utxo(vm.store, vm.chain_id, source_chain, uid)
-                if raw is None:
-                    continue
-                out.append((uid, raw))
-                seen.add(uid)
-                if len(out) >= limit:
-                    return out, last_addr, last_utxo
-        return out, last_addr, last_utxo
+        return utxo_api.UTXOSet(st.utxo_ids_of, st.get_utxo_bytes)
 
     def _all_utxos(self, addr: bytes) -> list[UTXO]:
         st = self.vm.state()
@@ -449,7 +287,7 @@ class AVMService:
         return result
 
     def get_asset_description(self, params: dict[str, Any]) -> dict[str, Any]:
-        asset_id = self._lookup_asset(_str(params, "assetID"))
+        asset_id = self._lookup_asset(str_arg(params, "assetID"))
         st = self.vm.state()
         asset = st.get_asset(asset_id)
         if asset is None:
@@ -460,11 +298,11 @@ class AVMService:
         return {"assetID": id_to_str(asset_id), "name": name, "symbol": symbol, "denomination": str(denomination)}
 
     def get_balance(self, params: dict[str, Any]) -> dict[str, Any]:
-        address_text = _str(params, "address")
-        asset_text = _str(params, "assetID")
-        include_partial = _bool(params, "includePartial")
+        address_text = str_arg(params, "address")
+        asset_text = str_arg(params, "assetID")
+        include_partial = bool_arg(params, "includePartial")
         try:
-            addr = self._parse_address(address_text)
+            addr = self.utxo_service.parse_address(address_text)
         except FormatError as exc:
             raise RPCError(f"problem parsing address '{address_text}': {exc}") from None
         asset_id = self._lookup_asset(asset_text)
@@ -482,10 +320,10 @@ class AVMService:
         return {"balance": str(min(balance, (1 << 64) - 1)), "utxoIDs": utxo_ids}
 
     def get_all_balances(self, params: dict[str, Any]) -> dict[str, Any]:
-        address_text = _str(params, "address")
-        include_partial = _bool(params, "includePartial")
+        address_text = str_arg(params, "address")
+        include_partial = bool_arg(params, "includePartial")
         try:
-            addr = self._parse_address(address_text)
+            addr = self.utxo_service.parse_address(address_text)
         except FormatError as exc:
             raise RPCError(f"problem parsing address '{address_text}': {exc}") from None
         now = self.vm.clock.now()

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any
 
 from simnode.codec import UTXO
-from simnode.store import Batch, Store, pack, unpack
+from simnode.store import Batch, Store, key_suffixes, pack, unpack
 from simnode.vms import atomic
 
 from .txs import X_REGISTRY, CreateAssetTx, Effects, TxError, owners_of, utxo_bytes
@@ -101,21 +101,8 @@ class ChainState:
         return self.db.get(self.prefix + LAST_ACCEPTED)
 
     def utxo_ids_of(self, address: bytes, after: bytes | None = None) -> Iterator[bytes]:
-        """UTXO IDs owned (in part) by `address`, ascending, strictly after `after` if given.
-
-        Over a Store this is a LevelDB range scan from `after`: O(page), not O(all UTXOs).
-        """
-        prefix = self.prefix + ADDR_PREFIX + address
-        cut = len(prefix)
-        if isinstance(self.db, Store) and after is not None:
-            it = self.db.iterate(prefix, prefix + after)
-        else:
-            it = self.db.iterate(prefix)
-        for key, _ in it:
-            uid = key[cut:]
-            if after is not None and uid <= after:
-                continue
-            yield uid
+        """UTXO IDs owned (in part) by `address`, ascending, strictly after `after` if given."""
+        return key_suffixes(self.db, self.prefix + ADDR_PREFIX + address, after)
 
     # -------------------------------------------------------------------- writes (Batch only)
 

@@ -16,7 +16,7 @@ Every error is a `TxError` whose text is AvalancheGo's.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Self
 
@@ -68,6 +68,7 @@ MAX_UINT64 = (1 << 64) - 1
 
 FX_IDS = (SECP256K1FX_ID, NFTFX_ID, PROPERTYFX_ID)
 SECP_FX, NFT_FX, PROPERTY_FX = 0, 1, 2
+FX_CREDENTIALS = (Credential, NftCredential, PropertyCredential)  # by fx index
 
 # AvalancheGo limits (txs/executor/syntactic_verifier.go).
 MIN_NAME_LEN, MAX_NAME_LEN = 1, 128
@@ -334,12 +335,15 @@ def encode_tx(unsigned: UnsignedTx, creds: Iterable[Credential], reg: TypeRegist
     return Tx(unsigned, creds, unsigned_bytes, tx_bytes, hashlib.sha256(tx_bytes).digest())
 
 
-def sign_tx(unsigned: UnsignedTx, keys: list[list[bytes]], reg: TypeRegistry = X_REGISTRY) -> Tx:
-    """Sign like avalanchejs/AvalancheGo's wallet: keys[i] signs credential i (secp256k1fx)."""
+def sign_tx(unsigned: UnsignedTx, keys: list[list[bytes]], reg: TypeRegistry = X_REGISTRY,
+            fx_indices: Sequence[int] | None = None) -> Tx:
+    """Sign like avalanchejs/AvalancheGo's wallet: keys[i] signs credential i, a credential of the fx
+    `fx_indices[i]` (all secp256k1fx if not given; an nftfx/propertyfx operation needs its own)."""
     from simnode.crypto.secp256k1 import sign_hash
 
     digest = hashlib.sha256(reg.marshal(unsigned)).digest()  # type: ignore[arg-type]
-    creds = [Credential(tuple(sign_hash(k, digest) for k in ks)) for ks in keys]
+    fxs = fx_indices if fx_indices is not None else [SECP_FX] * len(keys)
+    creds = [FX_CREDENTIALS[fx](tuple(sign_hash(k, digest) for k in ks)) for fx, ks in zip(fxs, keys, strict=True)]
     return encode_tx(unsigned, creds, reg)
 
 
@@ -436,13 +440,13 @@ def _is_letter_or_number(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
 
-def _state_sort_key(state: State) -> bytes:
+def state_sort_key(state: State) -> bytes:
     w = Writer()
     X_REGISTRY.encode_typed(w, state)  # type: ignore[arg-type]
     return w.getvalue()
 
 
-def _op_sort_key(op: Operation) -> bytes:
+def op_sort_key(op: Operation) -> bytes:
     w = Writer()
     op.encode(w, X_REGISTRY)
     return w.getvalue()
@@ -483,7 +487,7 @@ def syntactic_verify(tx: Tx, b: Backend) -> None:
                 raise TxError("unknown feature extension")
             for out in state.outs:
                 _verify(out)
-            if not is_sorted(state.outs, _state_sort_key):
+            if not is_sorted(state.outs, state_sort_key):
                 raise TxError("outputs not sorted")
         if not is_sorted_and_unique(u.states, lambda s: s.fx_index):
             raise TxError("initial states not sorted and unique")
@@ -504,7 +508,7 @@ def syntactic_verify(tx: Tx, b: Backend) -> None:
                 if input_id in inputs:
                     raise TxError("inputs attempt to double spend an input")
                 inputs.add(input_id)
-        if not is_sorted_and_unique(u.ops, _op_sort_key):
+        if not is_sorted_and_unique(u.ops, op_sort_key):
             raise TxError("operations not sorted and unique")
         _check_creds(tx, len(base.ins) + len(u.ops))
     elif isinstance(u, ImportTx):
@@ -640,11 +644,18 @@ def _verify_operation(tx: Tx, op: Operation, cred: Any, state: StateReader) -> N
         utxos.append(utxo.out)
     fx_index = _fx_of(op.op)
     _verify_fx_usage(state, fx_index, op.asset_id)
-    expected_cred = (Credential, NftCredential, PropertyCredential)[fx_index]
-    if type(cred) is not expected_cred:
-        raise TxError("wrong credential type")
-    if len(utxos) != 1:
-        raise TxError("wrong number of utxos for the operation")
+    # secp256k1fx checks the credential type before the UTXO count; nftfx and propertyfx after,
+    # with their own text.
+    if fx_index == SECP_FX:
+        if type(cred) is not Credential:
+            raise TxError("wrong credential type")
+        if len(utxos) != 1:
+            raise TxError("wrong number of utxos for the operation")
+    else:
+        if len(utxos) != 1:
+            raise TxError("wrong number of UTXOs for the operation")
+        if type(cred) is not FX_CREDENTIALS[fx_index]:
+            raise TxError("wrong credential type")
     out = utxos[0]
     o = op.op
     if not isinstance(out, _MINT_OUTS[type(o)]):

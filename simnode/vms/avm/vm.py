@@ -182,21 +182,6 @@ class XChainVM:
             return ZERO_ID
         return None
 
-    def lookup_chain(self, ref: str) -> bytes | None:
-        """A chain alias ("P", "C", "avm", …) or cb58 ID → chain ID (BCLookup.Lookup)."""
-        for chain in self.ctx.chains.values():
-            if ref in chain.default_aliases or ref == id_to_str(chain.chain_id):
-                return chain.chain_id
-        g = self.genesis
-        builtin = {"P": ZERO_ID, "platform": ZERO_ID, "X": g.x_chain_id, "avm": g.x_chain_id,
-                   "C": g.c_chain_id, "evm": g.c_chain_id}
-        if ref in builtin:
-            return builtin[ref]
-        for cid in (ZERO_ID, g.x_chain_id, g.c_chain_id):
-            if ref == id_to_str(cid):
-                return cid
-        return None
-
     def last_accepted_block(self) -> StandardBlock:
         st = self.state()
         blk_id = st.last_accepted()

@@ -20,20 +20,19 @@ from simnode.formats import (
     node_id_from_str,
     node_id_to_str,
     normalize_encoding,
-    parse_address_arg_with_alias,
     parse_uint,
     short_id_to_str,
 )
-from simnode.vms import atomic, txjson
+from simnode.vms import txjson, utxo_api
+from simnode.vms.chain import lookup_chain
+from simnode.vms.params import go_quote
 
 from . import blocks
 from . import txs as t
 from .executor import pchain_owner_from_bytes
-from .state import PRIMARY, PRIO_PRIMARY_VALIDATOR, PRIO_SUBNET_PERMISSIONED
+from .state import K_UTXO, PRIMARY, PRIO_PRIMARY_VALIDATOR, PRIO_SUBNET_PERMISSIONED
 from .vm import IssueError, PlatformVM, l1_balance
 
-MAX_PAGE_SIZE = 1024
-MAX_GET_UTXOS_ADDRS = 1024
 MAX_GET_STAKE_ADDRS = 256
 ZERO_ID_STR = "11111111111111111111111111111111LpoYY"
 
@@ -74,17 +73,24 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
     def owner_json(o: OutputOwners) -> dict:
         return {"locktime": _s(o.locktime), "threshold": _s(o.threshold), "addresses": [addr(a) for a in o.addresses]}
 
+    def utxos_from(source_chain: bytes) -> utxo_api.UTXOSet:
+        if source_chain != PRIMARY:
+            return utxo_api.shared_memory_utxos(vm.ctx.store, PRIMARY, source_chain)
+        return utxo_api.UTXOSet(vm.state.utxo_ids_of, lambda utxo_id: vm.state.get(K_UTXO + utxo_id))
+
+    utxo_service = utxo_api.UTXOService(
+        chain_id=PRIMARY, alias="P", hrp=hrp, lookup_chain=lambda ref: lookup_chain(vm.ctx, ref),
+        utxos_from=utxos_from, source_required=False,
+        encode_error="couldn't encode UTXO as {encoding}: {error}",
+    )
+
     def parse_addrs(items: Any) -> list[bytes]:
         out = []
         for a in items or []:
             try:
-                alias, payload = parse_address_arg_with_alias(a, expected_hrp=hrp)
+                out.append(utxo_service.parse_address(a))
             except FormatError as e:
-                raise RPCError(f"couldn't parse address {a!r}: {e}") from None
-            if alias is not None and alias not in ("P", "platform", id_to_str(PRIMARY)):
-                raise RPCError(f'couldn\'t parse address "{a}": mismatched chainIDs: expected '
-                               f'"{id_to_str(PRIMARY)}" but got "{id_to_str(chain_id_of(alias))}"')
-            out.append(payload)
+                raise RPCError(f"couldn't parse address {go_quote(a)}: {e}") from None
         return out
 
     def chain_id_of(ref: str) -> bytes:
@@ -204,71 +210,7 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
     # ------------------------------------------------------------------ UTXOs and balances
 
     def get_utxos(p: dict) -> dict:
-        addresses = p.get("addresses") or []
-        if not addresses:
-            raise RPCError("no addresses provided")
-        if len(addresses) > MAX_GET_UTXOS_ADDRS:
-            raise RPCError(f"number of addresses given, {len(addresses)}, exceeds maximum, {MAX_GET_UTXOS_ADDRS}")
-        source = p.get("sourceChain") or ""
-        if source == "":
-            source_id = PRIMARY
-        else:
-            try:
-                source_id = chain_id_of(source)
-            except FormatError as e:
-                raise RPCError(f'problem parsing source chainID "{source}": {e}') from None
-        addrs = sorted(set(parse_addrs(addresses)))
-        start_addr = bytes(20)
-        start_utxo = bytes(32)
-        si = p.get("startIndex") or {}
-        if si.get("address") or si.get("utxo"):
-            try:
-                start_addr = parse_addrs([si.get("address", "")])[0]
-            except RPCError as e:
-                raise RPCError(f'couldn\'t parse start index address "{si.get("address", "")}": '
-                               f"{str(e).split(': ', 1)[-1]}") from None
-            try:
-                start_utxo = id_from_str(si.get("utxo", ""))
-            except FormatError as e:
-                raise RPCError(f"couldn't parse start index utxo: {e}") from None
-        limit = parse_uint(p.get("limit") or 0, 32)
-        if limit <= 0 or limit > MAX_PAGE_SIZE:
-            limit = MAX_PAGE_SIZE
-        enc = _encoding(p)
-        if enc == "json":
-            raise RPCError("couldn't encode UTXO as json: unsupported encoding in method")
-        utxos: list[bytes] = []
-        seen: set[bytes] = set()
-        last_addr, last_utxo = start_addr, start_utxo
-        done = False
-        for a in addrs:
-            if a < start_addr:
-                continue
-            after = start_utxo if a == start_addr else None
-            last_addr = a
-            if source_id == PRIMARY:
-                ids_ = vm.state.utxo_ids_of(a, after)
-            else:
-                ids_ = atomic.utxo_ids_by_address(vm.ctx.store, PRIMARY, source_id, a, after)
-            for uid in ids_:
-                last_utxo = uid
-                if uid in seen:
-                    continue
-                if source_id == PRIMARY:
-                    raw = vm.state.get(b"P/u" + uid)
-                else:
-                    raw = atomic.get_utxo(vm.ctx.store, PRIMARY, source_id, uid)
-                if raw is None:
-                    continue
-                utxos.append(raw)
-                seen.add(uid)
-                if len(utxos) >= limit:
-                    done = True
-                    break
-            if done:
-                break
-        return {"numFetched": _s(len(utxos)), "utxos": [encode_bytes(u, enc) for u in utxos],
-                "endIndex": {"address": addr(last_addr), "utxo": id_to_str(last_utxo)}, "encoding": enc}
+        return utxo_api.get_utxos(utxo_service, p)
 
     def all_utxos(addrs: list[bytes]) -> list[UTXO]:
         seen = set()
@@ -753,13 +695,21 @@ def tx_json(stx: Any, addr: txjson.AddrFn) -> dict[str, Any]:
 
 
 def block_json(raw: bytes, addr: txjson.AddrFn) -> dict[str, Any]:
-    """block.BanffStandardBlock: ``time`` then the embedded CommonBlock (``parentID, height, id``) then
-    ``txs``; the genesis ApricotCommitBlock is just ``parentID, height, id``."""
+    """Go's json.Marshal of the block: own fields, then the embedded struct's promoted ones, in order.
+
+    BanffStandardBlock: ``time``, CommonBlock (``parentID, height, id``), ``txs``. BanffProposalBlock:
+    ``time, txs`` (decision txs), CommonBlock, ``tx`` (the proposal). BanffCommitBlock: ``time``,
+    CommonBlock. The genesis ApricotCommitBlock: just the CommonBlock."""
     b = blocks.decode_block(raw)
     common = {"parentID": id_to_str(b.parent_id), "height": b.height, "id": id_to_str(blocks.block_id(raw))}
+    txs_ = [tx_json(s, addr) for s in b.txs]
     if b.type_id == blocks.APRICOT_COMMIT_BLOCK:
         return common
-    return {"time": b.time, **common, "txs": [tx_json(s, addr) for s in b.txs]}
+    if b.type_id == t.BANFF_COMMIT_BLOCK:
+        return {"time": b.time, **common}
+    if b.type_id == t.BANFF_PROPOSAL_BLOCK:
+        return {"time": b.time, "txs": txs_, **common, "tx": tx_json(b.proposal_tx, addr)}
+    return {"time": b.time, **common, "txs": txs_}
 
 
 __all__ = ["block_json", "build_service", "decode_utxo", "encode_utxo", "tx_json", "unsigned_tx_json"]

@@ -303,15 +303,14 @@ class State:
             return heap[0]
         return None
 
-    def pop_stakers_ending_at(self, t: int) -> list[Staker]:
-        """Current stakers with end ≤ t, in (end, priority, txID) order (not removed from the sets)."""
+    def pop_permissioned_ending_by(self, t: int) -> list[Staker]:
+        """AdvanceTimeTo's removals: the leading current stakers with end ≤ t while they are permissioned
+        subnet validators (their priority sorts them first among equal end times); the stakers stay in the
+        sets until removed. Every other staker leaves through a RewardValidatorTx."""
         out = []
-        heap = self.end_heap
-        while heap and heap[0][0] <= t:
-            end, prio, tx_id = heapq.heappop(heap)
-            s = self.stakers.get(tx_id)
-            if s is not None and s.end == end:
-                out.append(s)
+        while (nxt := self.next_staker_end()) is not None and nxt[0] <= t and nxt[1] == PRIO_SUBNET_PERMISSIONED:
+            heapq.heappop(self.end_heap)
+            out.append(self.stakers[nxt[2]])
         return out
 
     def get_validator(self, subnet_id: bytes, node_id: bytes) -> Staker | None:

@@ -1,9 +1,11 @@
 """The P-Chain VM: genesis, issuance, block building/acceptance, time-driven staker transitions.
 
-Blocks are BanffStandardBlocks (blocks.py). A block is built as soon as a tx is issued (the
-simulator's "automine"), and whenever chain time must pass a staker end time or an L1 validator's
-deactivation time: those transitions are driven by clock events, never by reading the wall clock.
-All stakers ending at the same second are handled in one block (their RewardValidatorTxs in it).
+Mempool txs go into BanffStandardBlocks (blocks.py), built as soon as a tx is issued (the
+simulator's "automine"). Chain time must also pass staker end times and L1 validators'
+deactivation times: those transitions are driven by clock events, never by reading the wall clock.
+As in AvalancheGo, each staker whose end time has come leaves through its own BanffProposalBlock
+(holding its RewardValidatorTx) and the decision on it, a BanffCommitBlock: stakers ending at the
+same second give consecutive pairs, in the order of the current staker set.
 """
 
 from __future__ import annotations
@@ -107,12 +109,17 @@ class PlatformVM:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        self.state = State(self.ctx.store)
-        self.state.load()
+        self._reload_state()
         self.mempool.clear()
         self.dropped.clear()
         self._timer_at = None
         self._reschedule()
+
+    def _reload_state(self) -> None:
+        """A fresh in-memory state from the committed store (loading into the old object would
+        count every staker twice)."""
+        self.state = State(self.ctx.store)
+        self.state.load()
 
     def mine(self, blocks: int) -> int:
         """Build up to `blocks` blocks from the mempool (the P-Chain builds no empty blocks)."""
@@ -298,7 +305,7 @@ class PlatformVM:
             block_id = self._finish_block(when, included)
         except BaseException:
             st.w = None
-            self.state.load()  # drop half-applied in-memory changes
+            self._reload_state()  # drop half-applied in-memory changes
             raise
         if keep:
             self._schedule_retry(keep)
@@ -311,28 +318,39 @@ class PlatformVM:
         self.clock.scheduler.schedule((m.timestamp + secs) * 1000, lambda _ms: self.build_block())
 
     def _finish_block(self, when: int, txs_: list[SignedTx]) -> bytes:
+        m = self.state.meta
+        block = blocks.encode_standard_block(when, m.last_block_id, m.height + 1, [s.tx_bytes for s in txs_])
+        return self._accept([(block, txs_)])
+
+    def _accept(self, decided: list[tuple[bytes, list[SignedTx]]]) -> bytes:
+        """Accept blocks at the next heights (each the parent of the next) in the open batch: their bytes, their
+        txs, the state changes (validator-set diffs at the last block's height, where AvalancheGo writes them)
+        and the last-accepted pointer; commit the batch, then tell the listeners. Returns the last block's ID."""
         st = self.state
-        height = st.meta.height + 1
-        block = blocks.encode_standard_block(when, st.meta.last_block_id, height, [s.tx_bytes for s in txs_])
-        block_id = blocks.block_id(block)
-        st.put_block(block_id, height, block)
-        for s in txs_:
-            st.put_tx(s.tx_id, s.tx_bytes, "Committed", height)
-            self.dropped.pop(s.tx_id, None)
-        st.flush_vdiff(height)
-        st.meta.height = height
-        st.meta.last_block_id = block_id
+        m = st.meta
+        accepted: list[tuple[int, bytes, list[bytes]]] = []
+        for block, txs_ in decided:
+            height = m.height + 1
+            block_id = blocks.block_id(block)
+            st.put_block(block_id, height, block)
+            for s in txs_:
+                st.put_tx(s.tx_id, s.tx_bytes, "Committed", height)
+                self.dropped.pop(s.tx_id, None)
+            m.height = height
+            m.last_block_id = block_id
+            accepted.append((height, block_id, [s.tx_id for s in txs_]))
+        st.flush_vdiff(m.height)
         st.save_meta()
         st.w.commit()
         st.w = None
-        tx_ids = [s.tx_id for s in txs_]
-        for listener in list(self.listeners):
-            try:
-                listener(height, block_id, tx_ids)
-            except Exception:  # a listener must not break the chain
-                log.exception("block listener failed")
+        for height, block_id, tx_ids in accepted:
+            for listener in list(self.listeners):
+                try:
+                    listener(height, block_id, tx_ids)
+                except Exception:  # a listener must not break the chain
+                    log.exception("block listener failed")
         self._reschedule()
-        return block_id
+        return m.last_block_id
 
     # ----------------------------------------------------------------------------- time
 
@@ -404,26 +422,41 @@ class PlatformVM:
             st.put_l1(nv)
         m.l1_excess = fees.validator_advance(st.num_active_l1, m.l1_excess, cfg.target, seconds)
         m.timestamp = max(m.timestamp, when)
+        for s in st.pop_permissioned_ending_by(when):
+            st.remove_staker(s)
+            self._history_end(s, "completed", 0, [])
 
     def _time_block(self, when: int) -> None:
-        """A block at `when` that ends every staker due then (rewards) and applies fee-driven changes."""
+        """What AvalancheGo's buildBlock makes at `when` (a staker end time or an L1 deactivation time).
+
+        If the next staker to reward (getNextStakerToReward: the first current staker in (end, priority,
+        txID) order that is not a permissioned subnet validator — those left in AdvanceTimeTo) ends by
+        `when`: a BanffProposalBlock with its RewardValidatorTx, then the decision on it. The node's
+        preference is to commit (the uptime requirement is always met here), so a BanffCommitBlock follows;
+        abort blocks are never built. Otherwise an empty BanffStandardBlock that only advances time.
+
+        The proposal and its commit go to the store in ONE batch, as AvalancheGo's acceptor writes a
+        proposal block only together with its accepted option (the engine needs the last committed block
+        to be a decision block): a crash never leaves a proposal without its decision, and on restart
+        `advance_to` builds the pairs still due.
+        """
         st = self.state
         st.w = self.ctx.store.batch()
         try:
             self._advance_chain_state(when)
-            ending = st.pop_stakers_ending_at(when)
-            reward_txs = []
-            for s in ending:
-                if s.priority == PRIO_SUBNET_PERMISSIONED:
-                    st.remove_staker(s)
-                    self._history_end(s, "completed", 0, [])
-                    continue
-                self._reward(s)
-                reward_txs.append(t.sign_tx(t.RewardValidatorTx(s.tx_id), []))
-            self._finish_block(when, reward_txs)
+            nxt = st.next_staker_end()
+            if nxt is None or nxt[0] > when:
+                self._finish_block(when, [])
+                return
+            m = st.meta
+            reward_tx = t.sign_tx(t.RewardValidatorTx(nxt[2]), [])
+            proposal = blocks.encode_proposal_block(when, m.last_block_id, m.height + 1, reward_tx.tx_bytes)
+            commit = blocks.encode_commit_block(when, blocks.block_id(proposal), m.height + 2)
+            self._reward(st.stakers[nxt[2]], reward_tx.tx_id)
+            self._accept([(proposal, [reward_tx]), (commit, [])])
         except BaseException:
             st.w = None
-            self.state.load()
+            self._reload_state()
             raise
 
     # ----------------------------------------------------------------------------- rewards
@@ -432,7 +465,7 @@ class PlatformVM:
         rec = self.state.get_tx(tx_id)
         return t.parse_tx(rec[0]).unsigned
 
-    def _reward(self, s: Staker) -> None:
+    def _reward(self, s: Staker, reward_tx_id: bytes) -> None:
         """RewardValidatorTx (commit path: uptime is always 100%)."""
         st = self.state
         tx = self._staker_tx(s.tx_id)
@@ -459,7 +492,7 @@ class PlatformVM:
                 st.put_reward_utxo(s.tx_id, index, u)
                 made.append(u.id)
             st.remove_staker(s)
-            self._history_end(s, "completed", s.potential_reward, made, s.delegatee_reward)
+            self._history_end(s, "completed", s.potential_reward, made, s.delegatee_reward, reward_tx_id)
             return
         # delegator
         vdr = st.get_validator(s.subnet_id, s.node_id)
@@ -474,7 +507,7 @@ class PlatformVM:
             vdr.delegatee_reward += delegatee
             st.update_staker(vdr)
         st.remove_staker(s)
-        self._history_end(s, "completed", delegator, made, delegatee)
+        self._history_end(s, "completed", delegator, made, delegatee, reward_tx_id)
 
     # ----------------------------------------------------------------------------- history
 
@@ -487,11 +520,12 @@ class PlatformVM:
             != bytes(32) else 0,
         })
 
-    def _history_end(self, s: Staker, status: str, amount: int, utxo_ids: list[bytes], delegatee: int = 0) -> None:
+    def _history_end(self, s: Staker, status: str, amount: int, utxo_ids: list[bytes], delegatee: int = 0,
+                     reward_tx_id: bytes | None = None) -> None:
+        """The staker's end in its history; endHeight is the block being built (a reward: its proposal block)."""
         rec = self.state.get_history(s.tx_id) or {}
         rec.update({"status": status, "rewardAmount": amount, "delegateeReward": delegatee,
-                    "rewardUTXOs": utxo_ids, "rewardTxID": t.sign_tx(t.RewardValidatorTx(s.tx_id), []).tx_id
-                    if status == "completed" and s.priority != PRIO_SUBNET_PERMISSIONED else None,
+                    "rewardUTXOs": utxo_ids, "rewardTxID": reward_tx_id,
                     "endHeight": self.state.meta.height + 1, "endTime": self.state.meta.timestamp})
         self.state.put_history(s.tx_id, rec)
 
