@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import Any
 
 from simnode.codec import UTXO, OutputOwners, TransferOutput, decode_utxo, encode_utxo
 from simnode.codec.stakeable import StakeableLockOut
-from simnode.store import Batch, Store, pack, unpack
+from simnode.store import Batch, Store, key_suffixes, pack, unpack
 
 from .txs import P_REGISTRY
 
@@ -236,18 +237,8 @@ class State:
         for addr in (owners.addresses if owners else ()):
             self.delete(K_ADDR + addr + utxo_id)
 
-    def utxo_ids_of(self, address: bytes, after: bytes | None = None):
-        prefix = K_ADDR + address
-        if self.w is None and after is not None:
-            for k, _ in self.store.iterate(prefix, start=prefix + after):
-                uid = k[len(prefix):]
-                if uid > after:
-                    yield uid
-            return
-        for k, _ in self.iterate(prefix):
-            uid = k[len(prefix):]
-            if after is None or uid > after:
-                yield uid
+    def utxo_ids_of(self, address: bytes, after: bytes | None = None) -> Iterator[bytes]:
+        return key_suffixes(self.w if self.w is not None else self.store, K_ADDR + address, after)
 
     # ----------------------------------------------------------------------------- stakers
 
