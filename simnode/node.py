@@ -24,6 +24,7 @@ from .api import info as info_api
 from .api import simnode as simnode_api
 from .api.health import health_endpoints
 from .api.server import build_app, disabled_endpoint
+from .api.fasthttp import FastSockSite
 from .chains import ChainManager
 from .clock import Clock, VirtualClock, WallClock
 from .config import DEFAULT_VIRTUAL_START_MS, NodeConfig
@@ -242,7 +243,7 @@ class Node:
             await self._runner.setup()
             sock = _bind(self.config.http_host, self.config.http_port)
             self.port = sock.getsockname()[1]
-            site = web.SockSite(self._runner, sock)
+            site = FastSockSite(self._runner, sock, self)
             await site.start()
             await self._build_deferred_chains()
             self.chain_manager.attach()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -216,6 +216,7 @@ class EthMethod:
     fn: Handler
     min_args: int
     max_args: int
+    is_async: bool = False  # a coroutine function: always answered on a task
 
 
 GETH_MEDIA_TYPES = {"application/json", "application/json-rpc", "application/jsonrequest"}
@@ -229,7 +230,8 @@ class EthService:
         self.batch_limit = batch_limit
 
     def register(self, name: str, fn: Handler, min_args: int = 0, max_args: int | None = None) -> None:
-        self._methods[name] = EthMethod(fn, min_args, min_args if max_args is None else max_args)
+        self._methods[name] = EthMethod(fn, min_args, min_args if max_args is None else max_args,
+                                        inspect.iscoroutinefunction(fn))
 
     def method(self, name: str, min_args: int = 0, max_args: int | None = None) -> Callable[[Handler], Handler]:
         def deco(fn: Handler) -> Handler:
@@ -256,32 +258,77 @@ class EthService:
         return await self._one(req, body, extra)
 
     async def _one(self, req: Any, body: bytes | None, extra: dict[str, Handler] | None) -> bytes | None:
-        if not isinstance(req, dict) or req.get("jsonrpc") != "2.0" or not isinstance(req.get("method"), str):
-            rid = req.get("id") if isinstance(req, dict) else None
-            return _eth_error_bytes(orjson.dumps(rid), -32600, "invalid request", None)
-        has_id = "id" in req
-        raw_id = req.get("id")
-        id_bytes = _raw_id(body, raw_id) if body is not None else orjson.dumps(raw_id)
+        head = self._envelope_head(req, body)
+        if isinstance(head, bytes):
+            return head
+        has_id, id_bytes = head
         try:
             result = await self.call(req["method"], req.get("params"), extra)
         except Exception as exc:  # noqa: BLE001
-            if not isinstance(exc, (RPCError, ValueError)):
-                log.exception("eth handler %s failed", req.get("method"))
-            if not has_id:
-                return None
-            code = exc.code if isinstance(exc, RPCError) else -32000
-            data = exc.data if isinstance(exc, RPCError) else None
-            return _eth_error_bytes(id_bytes, code, error_message(exc), data)
+            return self._failed(req, exc, has_id, id_bytes)
         if not has_id:
             return None
         return b'{"jsonrpc":"2.0","id":' + id_bytes + b',"result":' + orjson.dumps(result) + b"}"
 
-    async def call(self, name: str, params: Any, extra: dict[str, Handler] | None = None) -> Any:
-        if extra and name in extra:
-            return await _call(extra[name], params)
-        m = self._methods.get(name)
-        if m is None:
-            raise MethodNotFound(f"the method {name} does not exist/is not available")
+    @staticmethod
+    def _envelope_head(req: Any, body: bytes | None) -> bytes | tuple[bool, bytes]:
+        """The invalid-request reply (bytes), or (has_id, raw id bytes) for a well-formed call."""
+        if not isinstance(req, dict) or req.get("jsonrpc") != "2.0" or not isinstance(req.get("method"), str):
+            rid = req.get("id") if isinstance(req, dict) else None
+            return _eth_error_bytes(orjson.dumps(rid), -32600, "invalid request", None)
+        raw_id = req.get("id")
+        return "id" in req, (_raw_id(body, raw_id) if body is not None else orjson.dumps(raw_id))
+
+    @staticmethod
+    def _failed(req: dict, exc: Exception, has_id: bool, id_bytes: bytes) -> bytes | None:
+        if not isinstance(exc, (RPCError, ValueError)):
+            log.exception("eth handler %s failed", req.get("method"), exc_info=exc)
+        if not has_id:
+            return None
+        code = exc.code if isinstance(exc, RPCError) else -32000
+        data = exc.data if isinstance(exc, RPCError) else None
+        return _eth_error_bytes(id_bytes, code, error_message(exc), data)
+
+    def handle_body_now(self, body: bytes) -> bytes | None | Awaitable[bytes | None]:
+        """`handle_body` without a coroutine when it can be answered at once: a single call to a
+        plain (non-async) handler is run here and its reply returned; anything else (batches,
+        async handlers, a handler returning an awaitable) comes back as an awaitable that gives
+        the same reply `handle_body` would. The HTTP fast path uses this."""
+        try:
+            req = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return _eth_error_bytes(b"null", -32700, "parse error", None)
+        if not isinstance(req, dict):
+            return self.handle_body(body)
+        name = req.get("method")
+        m = self._methods.get(name) if isinstance(name, str) else None
+        if m is None or m.is_async:
+            return self._one(req, body, None)
+        head = self._envelope_head(req, body)
+        if isinstance(head, bytes):
+            return head
+        has_id, id_bytes = head
+        try:
+            result = m.fn(*self._args(m, req.get("params")))
+        except Exception as exc:  # noqa: BLE001
+            return self._failed(req, exc, has_id, id_bytes)
+        if inspect.isawaitable(result):
+            return self._finish(req, result, has_id, id_bytes)
+        if not has_id:
+            return None
+        return b'{"jsonrpc":"2.0","id":' + id_bytes + b',"result":' + orjson.dumps(result) + b"}"
+
+    async def _finish(self, req: dict, pending: Awaitable[Any], has_id: bool, id_bytes: bytes) -> bytes | None:
+        try:
+            result = await pending
+        except Exception as exc:  # noqa: BLE001
+            return self._failed(req, exc, has_id, id_bytes)
+        if not has_id:
+            return None
+        return b'{"jsonrpc":"2.0","id":' + id_bytes + b',"result":' + orjson.dumps(result) + b"}"
+
+    @staticmethod
+    def _args(m: EthMethod, params: Any) -> list[Any]:
         if params is None:
             args: list[Any] = []
         elif isinstance(params, list):
@@ -293,7 +340,15 @@ class EthService:
         if len(args) < m.min_args:
             # geth treats trailing nulls as missing optional args, but required ones must be there
             raise InvalidParams(f"missing value for required argument {len(args)}")
-        return await _call(m.fn, *args)
+        return args
+
+    async def call(self, name: str, params: Any, extra: dict[str, Handler] | None = None) -> Any:
+        if extra and name in extra:
+            return await _call(extra[name], params)
+        m = self._methods.get(name)
+        if m is None:
+            raise MethodNotFound(f"the method {name} does not exist/is not available")
+        return await _call(m.fn, *self._args(m, params))
 
 
 def _eth_error_bytes(id_bytes: bytes, code: int, message: str, data: Any) -> bytes:

@@ -298,7 +298,8 @@ class EVMChain:
 
     def _put_block_rows(self, batch: Any, header: Any, ms: int, fee: FeeState, raws: list[bytes],
                         senders: list[bytes], receipts: list[list], size: int, pre: bytes | None = None,
-                        ext: bytes = b"", ext_gas: int = 0) -> None:
+                        ext: bytes = b"", ext_gas: int = 0) -> bytes:
+        """Stage the block's rows in `batch`; returns the packed block row."""
         num = header.block_number
         h = header.hash
         row = {"hdr": rlp.encode(header), "h": h, "ms": ms, "fee": fee.to_row(),
@@ -309,7 +310,8 @@ class EVMChain:
             row["ext"] = ext
             row["egu"] = ext_gas
         ch = batch.changes
-        ch[self._key(b"b/", u64(num))] = msgpack.packb(row, use_bin_type=True)
+        packed = msgpack.packb(row, use_bin_type=True)
+        ch[self._key(b"b/", u64(num))] = packed
         ch[self._key(b"h/", h)] = u64(num)
         has_logs = False
         addrs: set[bytes] = set()
@@ -325,6 +327,7 @@ class EVMChain:
                 ch[self._key(b"la/", a, u64(num))] = b""
         ch[self._key(b"head")] = u64(num)
         ch[self._key(b"root")] = header.state_root
+        return packed
 
     def block(self, num: int) -> BlockInfo | None:
         info = self._blocks.get(num)
@@ -598,9 +601,9 @@ class EVMChain:
         raws = [p.raw for p in included]
         batch = self.store.batch()
         self.kv.flush_into(batch)
-        self._put_block_rows(batch, final.header, ts_ms, fee_after, raws, [p.sender for p in included], rows,
-                             size=self._block_size(final.header, raws), pre=header.state_root, ext=ext,
-                             ext_gas=ext_gas)
+        packed = self._put_block_rows(batch, final.header, ts_ms, fee_after, raws, [p.sender for p in included],
+                                      rows, size=self._block_size(final.header, raws), pre=header.state_root,
+                                      ext=ext, ext_gas=ext_gas)
         if built_atomic is not None:
             self.atomic.write_accepted(batch, built_atomic, final.header.block_number)
         batch.commit()
@@ -610,8 +613,15 @@ class EVMChain:
             self.pool.remove(p.hash)
         for p in included:
             self.pool.remove(p.hash)
-        self._blocks.pop(final.header.block_number, None)
-        self._load_head()
+        # the new head straight from the row just committed (what _load_head would read back)
+        info = BlockInfo(msgpack.unpackb(packed, raw=False))
+        self._blocks.pop(info.number, None)
+        self._blocks[info.number] = info
+        if len(self._blocks) > BLOCK_CACHE:
+            self._blocks.popitem(last=False)
+        self.head = info
+        self.state_root = info.header.state_root
+        self._view = None
         for p in included:
             self._resolve(p.hash, True)
         for p in dropped:

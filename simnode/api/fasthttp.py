@@ -1,0 +1,268 @@
+"""A lean HTTP/1.1 path for Ethereum JSON-RPC calls, in front of the aiohttp app.
+
+aiohttp's request machinery (request/response objects, middleware, router, header writer)
+costs several times more CPU than answering `eth_blockNumber` itself. Every connection
+therefore starts on `FastHTTPProtocol`, which answers only the plainest requests itself:
+
+    POST <path of an EVM chain's /rpc> HTTP/1.1, Content-Length, a JSON media type,
+    no Origin / Transfer-Encoding / Expect / Upgrade, Connection absent or keep-alive.
+
+Those get byte for byte the reply the aiohttp app gives (same status, headers in the same
+order, same body). The first request that is anything else hands the connection, with every
+unread byte, to aiohttp's own protocol for the rest of its life, so all other behaviour
+(CORS, 4xx replies, WebSockets, gorilla endpoints, GET, chunked bodies...) stays aiohttp's.
+Replies leave in request order even when a call (eth_sendRawTransaction under automine)
+finishes later than the calls behind it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+from aiohttp.helpers import rfc822_formatted_time
+from aiohttp.http import SERVER_SOFTWARE
+
+from .jsonrpc import GETH_MEDIA_TYPES, EthService
+from .server import Router
+
+if TYPE_CHECKING:
+    from ..node import Node
+
+log = logging.getLogger("simnode.http")
+
+_SAFE_TARGET = re.compile(rb"/[A-Za-z0-9_\-/]*\Z")
+_MAX_HEAD = 65536
+_TAIL = ("\r\nDate: {}\r\nServer: " + SERVER_SOFTWARE + "\r\n\r\n")
+_REFUSE = frozenset((b"transfer-encoding", b"expect", b"origin", b"upgrade"))
+
+
+class _Slot:
+    """One request's place in the reply order."""
+
+    __slots__ = ("done", "out")
+
+    def __init__(self) -> None:
+        self.done = False
+        self.out: bytes | None = None
+
+
+class FastHTTPProtocol(asyncio.Protocol):
+    __slots__ = ("_buf", "_close_after", "_delegate", "_eof", "_handover", "_queue", "_site", "transport")
+
+    def __init__(self, site: FastSockSite) -> None:
+        self._site = site
+        self.transport: asyncio.Transport | None = None
+        self._buf = bytearray()
+        self._delegate: Any = None
+        self._queue: deque[_Slot] = deque()
+        self._handover = False
+        self._eof = False
+        self._close_after = False
+
+    # -------------------------------------------------------------- asyncio.Protocol
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self._site.conns.add(self)
+
+    def data_received(self, data: bytes) -> None:
+        if self._delegate is not None:
+            self._delegate.data_received(data)
+            return
+        self._buf += data
+        if not self._handover:
+            self._process()
+
+    def eof_received(self) -> bool | None:
+        if self._delegate is not None:
+            return self._delegate.eof_received()
+        self._eof = True
+        if self._handover or self._queue:
+            return True  # keep the transport until the queued replies (or aiohttp) are done
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._site.conns.discard(self)
+        if self._delegate is not None:
+            self._delegate.connection_lost(exc)
+        self.transport = None
+
+    def pause_writing(self) -> None:
+        if self._delegate is not None:
+            self._delegate.pause_writing()
+
+    def resume_writing(self) -> None:
+        if self._delegate is not None:
+            self._delegate.resume_writing()
+
+    # -------------------------------------------------------------- requests
+
+    def _process(self) -> None:
+        buf = self._buf
+        while True:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                if len(buf) > _MAX_HEAD:
+                    self._start_handover()
+                return
+            parsed = self._parse(bytes(buf[:end]))
+            if parsed is None:
+                self._start_handover()
+                return
+            service, clen = parsed
+            total = end + 4 + clen
+            if len(buf) < total:
+                return
+            body = bytes(buf[end + 4:total])
+            del buf[:total]
+            self._dispatch(service, body)
+            if self._handover or self.transport is None:
+                return
+
+    def _parse(self, head: bytes) -> tuple[EthService, int] | None:
+        lines = head.split(b"\r\n")
+        parts = lines[0].split(b" ")
+        if len(parts) != 3 or parts[0] != b"POST" or parts[2] != b"HTTP/1.1":
+            return None
+        target = parts[1]
+        if _SAFE_TARGET.match(target) is None or b"//" in target:
+            return None
+        clen = ctype = None
+        for line in lines[1:]:
+            name, sep, value = line.partition(b":")
+            if not sep or not name or name[:1] in b" \t" or name[-1:] in b" \t":
+                return None
+            n = name.lower()
+            if n == b"content-length":
+                v = value.strip(b" \t")
+                if clen is not None or not v.isdigit():
+                    return None
+                clen = int(v)
+            elif n == b"content-type":
+                if ctype is not None:
+                    return None
+                ctype = value
+            elif n in _REFUSE:
+                return None
+            elif n == b"connection" and value.strip(b" \t").lower() != b"keep-alive":
+                return None
+        if clen is None or ctype is None:
+            return None
+        media = ctype.split(b";", 1)[0].strip().lower().decode("latin-1")
+        if media not in GETH_MEDIA_TYPES:
+            return None
+        site = self._site
+        node = site.node
+        if clen > node.config.http_body_limit:
+            return None
+        endpoint = site.router.resolve(target.decode("ascii"))
+        if not isinstance(endpoint, EthService):
+            return None
+        return endpoint, clen
+
+    def _dispatch(self, service: EthService, body: bytes) -> None:
+        try:
+            res = service.handle_body_now(body)
+        except Exception:  # noqa: BLE001 - aiohttp would answer 500 and close; so do we
+            log.exception("eth request failed")
+            self._abort()
+            return
+        if res is None or isinstance(res, bytes):
+            if not self._queue:
+                self._write(res)
+                return
+            slot = _Slot()
+            slot.done, slot.out = True, res
+            self._queue.append(slot)
+            return
+        slot = _Slot()
+        self._queue.append(slot)
+        task = asyncio.get_running_loop().create_task(res)  # type: ignore[arg-type]
+        task.add_done_callback(lambda t, s=slot: self._finished(s, t))
+
+    def _finished(self, slot: _Slot, task: asyncio.Task) -> None:
+        if task.cancelled() or task.exception() is not None:
+            if not task.cancelled():
+                log.error("eth request failed", exc_info=task.exception())
+            self._abort()
+            return
+        slot.done, slot.out = True, task.result()
+        queue = self._queue
+        while queue and queue[0].done:
+            self._write(queue.popleft().out)
+        if not queue:
+            if self._handover:
+                self._hand_over()
+            elif self._eof:
+                self._close()
+            elif self._buf and self.transport is not None:
+                self._process()
+
+    def _write(self, out: bytes | None) -> None:
+        t = self.transport
+        if t is None or t.is_closing():
+            return
+        body = out or b""
+        t.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nnode-id: " + self._site.node.node_id_str
+                 + "\r\nContent-Length: " + str(len(body)) + _TAIL.format(rfc822_formatted_time())).encode()
+                + body)
+
+    def _abort(self) -> None:
+        self._queue.clear()
+        self._close()
+
+    def _close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+    # -------------------------------------------------------------- handing over to aiohttp
+
+    def _start_handover(self) -> None:
+        self._handover = True
+        if not self._queue:
+            self._hand_over()
+
+    def _hand_over(self) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        handler = self._site.runner_server()
+        self._delegate = handler
+        handler.connection_made(self.transport)
+        if self._buf:
+            data = bytes(self._buf)
+            self._buf.clear()
+            handler.data_received(data)
+        if self._eof and handler.eof_received() is not True:
+            self._close()
+
+
+class FastSockSite(web.SockSite):
+    """web.SockSite whose connections start on FastHTTPProtocol."""
+
+    def __init__(self, runner: web.AppRunner, sock: Any, node: Node) -> None:
+        super().__init__(runner, sock)
+        self.node = node
+        self.router = Router(node)
+        self.conns: set[FastHTTPProtocol] = set()
+
+    def runner_server(self) -> Any:
+        server = self._runner.server
+        assert server is not None
+        return server()
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)
+        loop = asyncio.get_running_loop()
+        self._server = await loop.create_server(lambda: FastHTTPProtocol(self), sock=self._sock,
+                                                backlog=self._backlog)
+
+    async def stop(self) -> None:
+        await super().stop()
+        for conn in list(self.conns):
+            if conn._delegate is None:  # aiohttp closes the ones it owns
+                conn._close()
