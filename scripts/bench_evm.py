@@ -72,7 +72,9 @@ async def fees(rpc: RPC) -> tuple[int, int]:
     except RuntimeError:
         pass
     tip = 1
-    return 2 * base + 10**9 + tip, tip
+    # Headroom for long runs: sustained load raises an ACP-176/EIP-1559 base fee well above its
+    # resting value, and a tx signed with a tight cap would then be refused mid-run.
+    return max(2 * base + 10**9, 100 * 10**9) + tip, tip
 
 
 async def wait_mined(rpc: RPC, start_block: int, count: int, timeout: float = 600) -> tuple[int, int]:

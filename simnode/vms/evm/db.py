@@ -42,7 +42,7 @@ class StoreKV(BaseDB):
         if v is None:
             raise KeyError(key)
         if len(key) == 32:  # content-addressed: safe to cache forever
-            if len(self._cache) > 100_000:
+            if len(self._cache) > 20_000:
                 self._cache.clear()
             self._cache[key] = v
         return v

@@ -18,7 +18,7 @@ import trie.utils.nibbles as _nibbles
 from trie.constants import BLANK_NODE, BLANK_NODE_HASH
 
 _HEX = {c: int(c, 16) for c in "0123456789abcdef"}
-_CACHE_LIMIT = 50_000
+_CACHE_LIMIT = 10_000
 _node_cache: dict[bytes, Any] = {}
 
 
