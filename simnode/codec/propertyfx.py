@@ -5,41 +5,17 @@ from typing import Self
 
 from simnode.codec.packer import Reader, Writer
 from simnode.codec.registry import FxOperation, State, TypeRegistry
-from simnode.codec.secp256k1fx import Credential, Input, OutputOwners
+from simnode.codec.secp256k1fx import Credential, Input, OutputOwners, OwnersState
 
 
 @dataclass(frozen=True, slots=True)
-class PropertyMintOutput(State):
+class PropertyMintOutput(OwnersState):
     """Type 15: ``OutputOwners``."""
 
-    owners: OutputOwners
-
-    def encode(self, w: Writer, reg: TypeRegistry) -> None:
-        self.owners.encode(w, reg)
-
-    @classmethod
-    def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(OutputOwners.decode(r, reg))
-
-    def verify(self) -> None:
-        self.owners.verify()
-
 
 @dataclass(frozen=True, slots=True)
-class PropertyOwnedOutput(State):
+class PropertyOwnedOutput(OwnersState):
     """Type 16: ``OutputOwners``."""
-
-    owners: OutputOwners
-
-    def encode(self, w: Writer, reg: TypeRegistry) -> None:
-        self.owners.encode(w, reg)
-
-    @classmethod
-    def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(OutputOwners.decode(r, reg))
-
-    def verify(self) -> None:
-        self.owners.verify()
 
 
 @dataclass(frozen=True, slots=True)

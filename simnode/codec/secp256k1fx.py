@@ -65,8 +65,8 @@ class TransferOutput(TransferableOut):
 
 
 @dataclass(frozen=True, slots=True)
-class MintOutput(State):
-    """``OutputOwners``: the right to mint more of a variable-cap asset."""
+class OwnersState(State):
+    """A state that is only ``OutputOwners``; each fx registers its own subclass as a type."""
 
     owners: OutputOwners
 
@@ -79,6 +79,11 @@ class MintOutput(State):
 
     def verify(self) -> None:
         self.owners.verify()
+
+
+@dataclass(frozen=True, slots=True)
+class MintOutput(OwnersState):
+    """``OutputOwners``: the right to mint more of a variable-cap asset."""
 
 
 @dataclass(frozen=True, slots=True)
