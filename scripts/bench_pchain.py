@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from simnode.clock import VirtualClock  # noqa: E402
-from simnode.codec import UTXO, BaseTxFields, TransferableOutput, TransferOutput  # noqa: E402
+from simnode.codec import UTXO, TransferableOutput, TransferOutput  # noqa: E402
 from simnode.config import NodeConfig  # noqa: E402
 from simnode.crypto import bls  # noqa: E402
 from simnode.formats import private_key_from_str  # noqa: E402
@@ -77,7 +77,6 @@ def main() -> None:
 
     base = START + 40 * DAY  # leave room for issuance
     v_end = [base + 2 * DAY + (YEAR - 45 * DAY) * (i + 1) // nv for i in range(nv)]
-    stakers: list[tuple[str, object]] = []
     sks = [bls.secret_key_from_seed(hashlib.sha256(b"bench-bls-%d" % i).digest()) for i in range(nv)]
 
     def issue_paced(make_txs) -> int:

@@ -51,6 +51,9 @@ class Upgrades:
     granite: int
     granite_epoch_ns: int
     helicon: int = UNSCHEDULED_TIME
+    # coreth's C-Chain Ethereum forks that are heights, not times (0 on local networks)
+    berlin_block: int = 0
+    london_block: int = 0
 
 
 def _local_upgrades() -> Upgrades:
@@ -63,12 +66,14 @@ MAINNET_UPGRADES = Upgrades(
     _t("2021-12-02T18:00"), _t("2022-09-05T01:30"), _t("2022-09-06T20:00"), _t("2022-09-07T03:00"),
     _t("2022-10-18T16:00"), _t("2023-04-25T15:00"), "jrGWDh5Po9FMj54depyunNixpia5PN4aAYxfmNzU8n752Rjga",
     _t("2024-03-06T16:00"), _t("2024-12-16T17:00"), _t("2025-04-08T15:00"), _t("2025-11-19T16:00"), 300_000_000_000,
+    berlin_block=1640340, london_block=3308552,
 )
 FUJI_UPGRADES = Upgrades(
     _t("2021-03-26T14:00"), _t("2021-05-05T14:00"), _t("2021-08-16T19:00"), _t("2021-09-16T21:00"), 47437,
     _t("2021-11-24T15:00"), _t("2022-09-06T20:00"), _t("2022-09-06T20:00"), _t("2022-09-07T06:00"),
     _t("2022-10-03T14:00"), _t("2023-04-06T15:00"), "2D1cmbiG36BqQMRyHt4kFhWarmatA1ighSpND3FeFgz3vFVtCZ",
     _t("2024-02-13T16:00"), _t("2024-11-25T16:00"), _t("2025-03-13T15:00"), _t("2025-10-29T15:00"), 300_000_000_000,
+    berlin_block=184985, london_block=805078,
 )
 
 

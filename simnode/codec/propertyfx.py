@@ -4,8 +4,8 @@ from dataclasses import dataclass
 from typing import Self
 
 from simnode.codec.packer import Reader, Writer
-from simnode.codec.registry import FxOperation, State, TypeRegistry
-from simnode.codec.secp256k1fx import Credential, Input, OutputOwners, OwnersState
+from simnode.codec.registry import FxOperation, TypeRegistry
+from simnode.codec.secp256k1fx import Credential, Input, OwnersState
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from simnode.config import NodeConfig
 from simnode.node import Node
 
 from .rpc import RPCFailure, call
-from .test_crosschain_js import _require_js, run_js
+from .js import require_js, run_js
 
 AVAX = 10**9
 X_FEE = 1_000_000
@@ -33,7 +33,7 @@ def _rpc(url: str, method: str, params: list) -> object:
 
 
 def test_avalanchejs_x_c_p_atomic_round_trips():
-    _require_js()
+    require_js()
     with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True)) as node:
         out = run_js("crosschain_xc.mjs", node.url, timeout=120)
         avax_url, rpc_url = node.url + "/ext/bc/C/avax", node.url + "/ext/bc/C/rpc"

@@ -7,19 +7,14 @@ every involved balance after each step; here they are checked step by step, the 
 from __future__ import annotations
 
 import hashlib
-import json
-import shutil
-import subprocess
-from pathlib import Path
 
-import pytest
 
 from simnode.config import NodeConfig
 from simnode.node import Node
 
+from .js import require_js, run_js
 from .rpc import call
 
-JS_DIR = Path(__file__).resolve().parents[1] / "js"
 AVAX = 10**9
 X_FEE = 1_000_000
 B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
@@ -34,27 +29,13 @@ def _cb58(b: bytes) -> str:
     return "1" * (len(b) - len(b.lstrip(b"\0"))) + s
 
 
-def _require_js() -> None:
-    if shutil.which("node") is None:
-        pytest.skip("Node.js (node) is not installed; the avalanchejs tests need it")
-    if not (JS_DIR / "node_modules" / "@avalabs" / "avalanchejs").is_dir():
-        pytest.skip("tests/js/node_modules is missing: run `cd tests/js && npm ci` (./simnode.sh test does it)")
-
-
-def run_js(script: str, *args: str, timeout: int = 60) -> dict:
-    proc = subprocess.run(["node", script, *args], cwd=JS_DIR, capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, f"{script} failed:\n{proc.stderr}\n{proc.stdout}"
-    lines = [ln for ln in proc.stdout.strip().splitlines() if ln.startswith("{")]
-    assert lines, f"{script} printed no JSON line:\n{proc.stdout}\n{proc.stderr}"
-    return json.loads(lines[-1])
-
 
 def _total(bal: dict) -> int:
     return sum(int(bal[k]) for k in ("ewoqX", "kX", "ewoqP", "kP", "atomicOnPfromX", "atomicOnXfromP"))
 
 
 def test_avalanchejs_x_to_p_and_back():
-    _require_js()
+    require_js()
     with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True)) as node:
         out = run_js("crosschain_xp.mjs", node.url)
         x, p = node.url + "/ext/bc/X", node.url + "/ext/bc/P"

@@ -251,6 +251,9 @@ def test_fuji_network_ids():
         assert call(n.url + "/ext/info", "info.getBlockchainID", {"alias": "X"}) == {
             "blockchainID": "2JVSBoinj9C2J33VntvzYtVJNZdN2NKiwwKjcumHUWEb5DbBrm"}
         assert call(n.url + "/ext/info", "info.getTxFee")["createAssetTxFee"] == "10000000"
+        config = call(n.url + "/ext/bc/C/rpc", "eth_getChainConfig", [])
+        assert config["chainId"] == 43113 and (config["berlinBlock"], config["londonBlock"]) == (184985, 805078)
+        assert config["durangoBlockTimestamp"] == config["shanghaiTime"] == 1707840000  # 2024-02-13T16:00Z
 
 
 def test_evm_revert_restores_every_chain():

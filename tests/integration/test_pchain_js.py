@@ -7,23 +7,19 @@ AvalancheGo returns (node-api.md §8: key sets and order, strings for json.Uint6
 from __future__ import annotations
 
 import hashlib
-import json
 import re
-import shutil
 import struct
-import subprocess
 import time
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
 from simnode.config import NodeConfig
 from simnode.node import Node
 
+from .js import require_js, run_js
 from .rpc import call
 
-JS_DIR = Path(__file__).resolve().parents[1] / "js"
 AVAX = 10**9
 DAY = 86400
 PRIMARY = "11111111111111111111111111111111LpoYY"
@@ -64,25 +60,11 @@ def _reward(duration: int, stake: int, supply: int) -> int:
     return int((SUPPLY_CAP - supply) * rate * stake * duration / (supply * MINTING_PERIOD))
 
 
-def _require_js() -> None:
-    if shutil.which("node") is None:
-        pytest.skip("Node.js (node) is not installed; the avalanchejs tests need it")
-    if not (JS_DIR / "node_modules" / "@avalabs" / "avalanchejs").is_dir():
-        pytest.skip("tests/js/node_modules is missing: run `cd tests/js && npm ci` (./simnode.sh test does it)")
-
-
-def run_js(script: str, *args: str, timeout: int = 60) -> dict:
-    proc = subprocess.run(["node", script, *args], cwd=JS_DIR, capture_output=True, text=True, timeout=timeout)
-    assert proc.returncode == 0, f"{script} failed:\n{proc.stderr}\n{proc.stdout}"
-    lines = [ln for ln in proc.stdout.strip().splitlines() if ln.startswith("{")]
-    assert lines, f"{script} printed no JSON line:\n{proc.stdout}\n{proc.stderr}"
-    return json.loads(lines[-1])
-
 
 @pytest.fixture(scope="module")
 def run():
     """One node, one avalanchejs run; the tests below read the node over HTTP."""
-    _require_js()
+    require_js()
     with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True)) as node:
         out = run_js("pchain_staking.mjs", node.url)
         yield node.url + "/ext/bc/P", out

@@ -6,11 +6,9 @@ import hashlib
 
 import pytest
 
-from simnode.api.jsonrpc import RPCError
 from simnode.crypto import bls
-from simnode.formats import encode_bytes, format_address, id_to_str, node_id_to_str
+from simnode.formats import format_address, id_to_str, node_id_to_str
 from simnode.network import LOCAL_STAKING
-from simnode.vms.platform import rewards
 from simnode.vms.platform.builder import PBuilder, address_of, owner
 from simnode.vms.platform.vm import IssueError
 

@@ -16,7 +16,7 @@ from eth_bloom import BloomFilter
 
 from ...api.jsonrpc import EthService, GorillaService, InvalidParams, RPCError
 from ...crypto.hashing import keccak256
-from ...network import LOCAL_UPGRADE_TIME, UNSCHEDULED_TIME
+from ...network import params_for
 from .accounts import address_of, dev_keys, sign_hash
 from .chain import BlockInfo, ChainError, EVMChain
 from .execution import CallArgs, Executor
@@ -542,20 +542,27 @@ def build_endpoints(chain: EVMChain) -> dict[str, Any]:
     return out
 
 
+_ETH_FORK_BLOCKS = ("homesteadBlock", "daoForkBlock", "eip150Block", "eip155Block", "eip158Block", "byzantiumBlock",
+                    "constantinopleBlock", "petersburgBlock", "istanbulBlock", "muirGlacierBlock")
+
+
 def chain_config_json(chain: EVMChain) -> dict:
-    t = LOCAL_UPGRADE_TIME
-    ups = getattr(getattr(chain.ctx, "genesis", None), "upgrades", None)  # noqa: F841 - local defaults
-    cfg: dict[str, Any] = {
-        "chainId": chain.evm_chain_id, "homesteadBlock": 0, "daoForkBlock": 0, "daoForkSupport": True,
-        "eip150Block": 0, "eip155Block": 0, "eip158Block": 0, "byzantiumBlock": 0, "constantinopleBlock": 0,
-        "petersburgBlock": 0, "istanbulBlock": 0, "muirGlacierBlock": 0, "berlinBlock": 0, "londonBlock": 0,
-        "shanghaiTime": t, "cancunTime": t,
-        "apricotPhase1BlockTimestamp": t, "apricotPhase2BlockTimestamp": t, "apricotPhase3BlockTimestamp": t,
-        "apricotPhase4BlockTimestamp": t, "apricotPhase5BlockTimestamp": t, "apricotPhasePre6BlockTimestamp": t,
-        "apricotPhase6BlockTimestamp": t, "apricotPhasePost6BlockTimestamp": t, "banffBlockTimestamp": t,
-        "cortinaBlockTimestamp": t, "durangoBlockTimestamp": t, "etnaTimestamp": t, "fortunaTimestamp": t,
-        "graniteTimestamp": t, "heliconTimestamp": UNSCHEDULED_TIME,
-    }
+    """coreth's eth_getChainConfig: Ethereum fork blocks from the genesis, Avalanche upgrade
+    times from the network's schedule (shanghai = Durango, cancun = Etna)."""
+    u = params_for(chain.ctx.config.network_id).upgrades
+    genesis_config = chain.genesis_json.get("config", {})
+    cfg: dict[str, Any] = {name: genesis_config.get(name, 0) for name in _ETH_FORK_BLOCKS}
+    cfg.update({
+        "chainId": chain.evm_chain_id, "daoForkSupport": genesis_config.get("daoForkSupport", True),
+        "berlinBlock": u.berlin_block, "londonBlock": u.london_block, "shanghaiTime": u.durango, "cancunTime": u.etna,
+        "apricotPhase1BlockTimestamp": u.apricot_phase1, "apricotPhase2BlockTimestamp": u.apricot_phase2,
+        "apricotPhase3BlockTimestamp": u.apricot_phase3, "apricotPhase4BlockTimestamp": u.apricot_phase4,
+        "apricotPhase5BlockTimestamp": u.apricot_phase5, "apricotPhasePre6BlockTimestamp": u.apricot_phase_pre6,
+        "apricotPhase6BlockTimestamp": u.apricot_phase6, "apricotPhasePost6BlockTimestamp": u.apricot_phase_post6,
+        "banffBlockTimestamp": u.banff, "cortinaBlockTimestamp": u.cortina, "durangoBlockTimestamp": u.durango,
+        "etnaTimestamp": u.etna, "fortunaTimestamp": u.fortuna, "graniteTimestamp": u.granite,
+        "heliconTimestamp": u.helicon,
+    })
     return dict(sorted(cfg.items()))
 
 
