@@ -105,12 +105,15 @@ def _vars(items: list[str]) -> dict[str, str]:
     return out
 
 
-def _wait_for_signal() -> None:
+def _announce_and_wait_for_signal(line: str) -> None:
+    """Print the ready line, then block until SIGINT/SIGTERM. The handlers go in first: a
+    caller that reads the line and at once sends SIGTERM must get a clean exit."""
     import threading
 
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
+    print(line, flush=True)
     while not stop.wait(0.5):
         pass
 
@@ -142,8 +145,7 @@ def run_scenario_devnet(args: argparse.Namespace) -> int:
             print(f"simnode: {args.scenario}: {exc}", file=sys.stderr)
             return 1
         print(f"scenario {scenario.name or args.scenario.name}: {result.stats.summary()}", file=sys.stderr)
-        print(ready_line(handle.node), flush=True)
-        _wait_for_signal()
+        _announce_and_wait_for_signal(ready_line(handle.node))
     return 0
 
 
@@ -151,8 +153,7 @@ def replay_command(args: argparse.Namespace) -> int:
     from .scenario import ScenarioError, replay
 
     def serve(handle: object) -> None:
-        print(ready_line(handle.node), flush=True)  # type: ignore[attr-defined]
-        _wait_for_signal()
+        _announce_and_wait_for_signal(ready_line(handle.node))  # type: ignore[attr-defined]
 
     try:
         result = replay(args.file, vars=_vars(args.var), check=args.check, record=args.record,
