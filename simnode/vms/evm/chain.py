@@ -33,7 +33,9 @@ from eth.abc import SignedTransactionAPI
 from eth.chains.base import Chain as PyEvmChain
 from eth.constants import BLANK_ROOT_HASH, EMPTY_UNCLE_HASH
 from eth.db.account import AccountDB
+from eth.vm.forks.berlin.transactions import AccessListTransaction, AccountAccesses
 from eth.vm.forks.cancun.headers import CancunBlockHeader
+from eth.vm.forks.london.transactions import DynamicFeeTransaction
 from eth_utils import ValidationError
 
 from ...crypto.hashing import keccak256
@@ -104,22 +106,152 @@ class BlockInfo:
 
 _SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
+# Field layouts of the txs read by read_tx: i = big-endian int, a = `to` (empty or 20 bytes),
+# b = bytes, L = access list. A type's position in the tuple is its type byte (0 = legacy).
+_LAYOUTS = ("iiiaibiii", "iiiiaibLiii", "iiiiiaibLiii")
+_TX_CLASSES = (AvalancheVM.get_transaction_builder().legacy_signed, AccessListTransaction, DynamicFeeTransaction)
+_TYPED = AvalancheVM.get_transaction_builder().typed_transaction
 
-def recover_sender(raw: bytes, tx: Any) -> bytes:
-    """ecrecover straight from the raw bytes (coincurve), ~4x cheaper than py-evm's path."""
+
+def _rlp_items(data: bytes, pos: int, end: int) -> tuple[list, list[int]] | None:
+    """The items of the RLP list payload data[pos:end] (bytes; lists for nested lists) and where
+    each one's encoding starts. Canonical RLP only: None for anything else, which is then left to
+    pyrlp for its exact verdict and wording."""
+    items: list = []
+    starts: list[int] = []
+    while pos < end:
+        starts.append(pos)
+        b0 = data[pos]
+        if b0 < 0x80:
+            items.append(data[pos:pos + 1])
+            pos += 1
+            continue
+        if b0 < 0xb8 or 0xc0 <= b0 < 0xf8:
+            start = pos + 1
+            n = b0 - (0x80 if b0 < 0xc0 else 0xc0)
+        else:
+            start = pos + 1 + b0 - (0xb7 if b0 < 0xc0 else 0xf7)
+            if start > end or data[pos + 1] == 0:
+                return None
+            n = int.from_bytes(data[pos + 1:start], "big")
+            if n < 56:
+                return None
+        stop = start + n
+        if stop > end:
+            return None
+        if b0 < 0xc0:
+            if n == 1 and data[start] < 0x80:
+                return None
+            items.append(data[start:stop])
+        else:
+            sub = _rlp_items(data, start, stop)
+            if sub is None:
+                return None
+            items.append(sub[0])
+        pos = stop
+    return items, starts
+
+
+def _access_list(item: Any) -> tuple | None:
+    if type(item) is not list:
+        return None
+    out = []
+    for entry in item:
+        if type(entry) is not list or len(entry) != 2:
+            return None
+        account, keys = entry
+        if type(account) is list or len(account) not in (0, 20) or type(keys) is not list:
+            return None
+        for k in keys:
+            if type(k) is list or len(k) != 32:
+                return None
+        out.append(AccountAccesses(account, tuple(int.from_bytes(k, "big") for k in keys)))
+    return tuple(out)
+
+
+def read_tx(raw: bytes) -> tuple[SignedTransactionAPI, bytes] | None:
+    """One pass over a legacy, EIP-2930 or EIP-1559 tx: the py-evm tx (as its own decoder builds
+    it, RLP cache included) and the concatenated RLP of the fields its signature covers (the
+    first 6 for legacy, all but y/r/s for typed). None when the bytes are not canonical RLP of
+    that shape (py-evm then decides, with its own error text)."""
+    if raw[0] >= 0xc0:
+        type_id = off = 0
+    elif raw[0] in (1, 2) and len(raw) > 1:
+        type_id, off = raw[0], 1
+    else:
+        return None
+    b0 = raw[off]
+    if b0 < 0xc0:
+        return None
+    if b0 < 0xf8:
+        start = off + 1
+        n = b0 - 0xc0
+    else:
+        start = off + 1 + b0 - 0xf7
+        if start > len(raw) or raw[off + 1] == 0:
+            return None
+        n = int.from_bytes(raw[off + 1:start], "big")
+        if n < 56:
+            return None
+    if start + n != len(raw):
+        return None
+    parsed = _rlp_items(raw, start, len(raw))
+    layout = _LAYOUTS[type_id]
+    if parsed is None or len(parsed[0]) != len(layout):
+        return None
+    items, starts = parsed
+    values: list = []
+    for kind, item in zip(layout, items):
+        if kind == "L":
+            item = _access_list(item)
+            if item is None:
+                return None
+        elif type(item) is list:
+            return None
+        elif kind == "i":
+            if item[:1] == b"\x00":  # big_endian_int refuses leading zeros
+                return None
+            item = int.from_bytes(item, "big")
+        elif kind == "a" and len(item) not in (0, 20):
+            return None
+        values.append(item)
+    tx = _TX_CLASSES[type_id](*values)
+    if type_id:
+        tx._cached_rlp = raw[1:]
+        return _TYPED(type_id, tx), raw[start:starts[-3]]
+    tx._cached_rlp = raw
+    return tx, raw[start:starts[6]]
+
+
+def _unsigned_rlp(raw: bytes) -> bytes:
+    """read_tx's second result the general way, for what py-evm accepts and read_tx declines
+    (pyrlp reads an empty list as the integer 0, for one)."""
+    if raw[0] >= 0x80:
+        return b"".join(rlp.encode(f) for f in rlp.decode(raw)[:6])
+    return b"".join(rlp.encode(f) for f in rlp.decode(raw[1:])[:-3])
+
+
+def _list_prefix(n: int) -> bytes:
+    if n < 56:
+        return bytes((0xc0 + n,))
+    size = (n.bit_length() + 7) // 8
+    return bytes((0xf7 + size,)) + n.to_bytes(size, "big")
+
+
+def recover_sender(raw: bytes, tx: Any, unsigned: bytes) -> bytes:
+    """ecrecover with coincurve (~4x cheaper than py-evm's path); `unsigned` as read_tx gives it."""
     try:
         if raw[0] >= 0x80:
-            fields = rlp.decode(raw)
             v, r, s = tx.v, tx.r, tx.s
             if v in (27, 28):
-                rec, msg = v - 27, rlp.encode(fields[:6])
+                rec, payload = v - 27, unsigned
             else:
                 rec = (v - 35) % 2
-                msg = rlp.encode(fields[:6] + [_int_bytes((v - 35) // 2), b"", b""])
+                payload = unsigned + rlp.encode(_int_bytes((v - 35) // 2)) + b"\x80\x80"
+            msg = _list_prefix(len(payload)) + payload
         else:
-            fields = rlp.decode(raw[1:])
             rec, r, s = tx.y_parity, tx.r, tx.s
-            msg = raw[:1] + rlp.encode(fields[:-3])
+            msg = raw[:1] + _list_prefix(len(unsigned)) + unsigned
         if not (0 < r < _SECP256K1_N and 0 < s <= _SECP256K1_N // 2) or rec not in (0, 1):
             raise ChainError("invalid transaction v, r, s values")
         sig = r.to_bytes(32, "big") + s.to_bytes(32, "big") + bytes([rec])
@@ -388,43 +520,60 @@ class EVMChain:
 
     # ------------------------------------------------------------------ fees
 
+    # (head, clock ms, fees): admission asks once per tx, and the answer only moves with either
+    _fees_memo: tuple[BlockInfo, int, tuple[FeeState, int, int]] | None = None
+
     def next_fees(self, at_ms: int | None = None) -> tuple[FeeState, int, int]:
         now = self.clock.now_ms() if at_ms is None else at_ms
-        return self.fee_rules.next_block_fees(self.head.fee, self.head.ms, max(now, self.head.ms))
+        head = self.head
+        memo = self._fees_memo
+        if memo is not None and memo[0] is head and memo[1] == now:
+            return memo[2]
+        fees = self.fee_rules.next_block_fees(head.fee, head.ms, max(now, head.ms))
+        self._fees_memo = (head, now, fees)
+        return fees
 
     def next_base_fee(self) -> int:
         return self.next_fees()[1]
 
     # ------------------------------------------------------------------ tx admission
 
-    def decode_raw(self, raw: bytes) -> SignedTransactionAPI:
+    def decode_raw(self, raw: bytes) -> tuple[SignedTransactionAPI, bytes]:
+        """The py-evm tx and the RLP of the fields its signature covers (see read_tx)."""
         if not raw:
             raise ChainError("typed transaction too short")
         if raw[0] == 3:
             raise ChainError("transaction type not supported")
         if raw[0] < 0x7f and raw[0] not in (1, 2):
             raise ChainError("transaction type not supported")
+        parsed = read_tx(raw)
+        if parsed is not None:
+            return parsed
         try:
-            return AvalancheVM.get_transaction_builder().decode(raw)
+            tx = AvalancheVM.get_transaction_builder().decode(raw)
         except Exception as exc:  # noqa: BLE001 - any decoding failure
             raise ChainError(f"rlp: {exc}") from None
+        return tx, _unsigned_rlp(raw)
 
     def submit_raw(self, raw: bytes) -> bytes:
-        tx = self.decode_raw(raw)
+        tx, unsigned = self.decode_raw(raw)
+        h = keccak256(raw)
         if raw[0] >= 0x80:  # legacy
             v = tx.v
-            if v in (27, 28) and keccak256(raw) != EIP1820_DEPLOY_HASH:
+            if v in (27, 28) and h != EIP1820_DEPLOY_HASH:
                 raise ChainError("only replay-protected (EIP-155) transactions allowed over RPC")
             if v not in (27, 28) and (v - 35) // 2 != self.evm_chain_id:
                 raise ChainError("invalid chain id for signer")
         elif tx.chain_id != self.evm_chain_id:
             raise ChainError("invalid chain id for signer")
-        sender = recover_sender(raw, tx)
-        return self.submit_tx(tx, raw, sender)
+        sender = recover_sender(raw, tx, unsigned)
+        return self.submit_tx(tx, raw, sender, h)
 
-    def submit_tx(self, tx: SignedTransactionAPI, raw: bytes, sender: bytes) -> bytes:
+    def submit_tx(self, tx: SignedTransactionAPI, raw: bytes, sender: bytes, h: bytes | None = None) -> bytes:
+        """Admit a decoded tx; `h` is keccak256(raw) when the caller already has it."""
         tx.__dict__["sender"] = sender
-        h = keccak256(raw)
+        if h is None:
+            h = keccak256(raw)
         type_id = tx.type_id or 0
         if type_id == 0:
             max_fee = tip = tx.gas_price
@@ -433,34 +582,38 @@ class EVMChain:
         if tip > max_fee:
             raise ChainError(f"max priority fee per gas higher than max fee per gas: address 0x{sender.hex()}, "
                              f"maxPriorityFeePerGas: {tip}, maxFeePerGas: {max_fee}")
-        if max_fee * tx.gas > TX_FEE_CAP_WEI and max_fee > 0:
-            raise ChainError(f"tx fee ({max_fee * tx.gas / 1e18:.2f} ether) exceeds the configured cap (100.00 ether)")
+        gas = tx.gas
+        if max_fee * gas > TX_FEE_CAP_WEI and max_fee > 0:
+            raise ChainError(f"tx fee ({max_fee * gas / 1e18:.2f} ether) exceeds the configured cap (100.00 ether)")
         _, base_fee, gas_limit = self.next_fees()
-        if tx.gas > gas_limit:
+        if gas > gas_limit:
             raise ChainError("exceeds block gas limit")
         intrinsic = tx.intrinsic_gas
-        if tx.gas < intrinsic:
-            raise ChainError(f"intrinsic gas too low: gas {tx.gas}, minimum needed {intrinsic}")
+        if gas < intrinsic:
+            raise ChainError(f"intrinsic gas too low: gas {gas}, minimum needed {intrinsic}")
         if tx.to == b"" and len(tx.data) > 49152:
             raise ChainError(f"max initcode size exceeded: code size {len(tx.data)} limit 49152")
         if max_fee < base_fee:
             raise ChainError(f"max fee per gas less than block base fee: address 0x{sender.hex()}, "
                              f"maxFeePerGas: {max_fee}, baseFee: {base_fee}")
-        if h in self.pool.by_hash or self.tx_location(h) is not None:
+        pool = self.pool
+        if h in pool.by_hash or self.tx_location(h) is not None:
             raise ChainError("already known")
         view = self.view()
+        nonce = tx.nonce
         state_nonce = view.get_nonce(sender)
-        if tx.nonce < state_nonce:
-            raise ChainError(f"nonce too low: next nonce {state_nonce}, tx nonce {tx.nonce}")
+        if nonce < state_nonce:
+            raise ChainError(f"nonce too low: next nonce {state_nonce}, tx nonce {nonce}")
         balance = view.get_balance(sender)
-        cost = tx.gas * max_fee + tx.value
+        value = tx.value
+        cost = gas * max_fee + value
         if balance < cost:
             raise ChainError(f"insufficient funds for gas * price + value: balance {balance}, "
                              f"tx cost {cost}, overshot {cost - balance}")
-        ptx = PoolTx(tx=tx, raw=raw, hash=h, sender=sender, nonce=tx.nonce, gas=tx.gas, max_fee=max_fee,
-                     tip=tip, value=tx.value, type_id=type_id)
+        ptx = PoolTx(tx=tx, raw=raw, hash=h, sender=sender, nonce=nonce, gas=gas, max_fee=max_fee, tip=tip,
+                     value=value, type_id=type_id)
         try:
-            self.pool.add(ptx)
+            pool.add(ptx)
         except PoolError as exc:
             raise ChainError(str(exc)) from None
         self._emit("pending", ptx)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 PRICE_BUMP = 10  # percent, geth's default
@@ -32,7 +32,6 @@ class PoolTx:
     value: int
     seq: int = 0
     type_id: int = 0
-    extra: dict = field(default_factory=dict)
 
     def effective_tip(self, base_fee: int) -> int:
         return min(self.tip, self.max_fee - base_fee)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from collections.abc import Awaitable
 from typing import Any
 
 from eth_bloom import BloomFilter
@@ -442,10 +443,17 @@ class EthAPI:
 
     # -------------------------------------------------------------- sending
 
-    async def send_raw(self, data: Any) -> str:
+    def send_raw(self, data: Any) -> str | Awaitable[str]:
+        # A plain handler, so the HTTP fast path answers at once (no task) unless automine has
+        # this tx to wait for.
         raw = parse_data(data)
         chain = self.chain
         h = chain.submit_raw(raw)
+        if chain.automine and chain.pool.get(h) is not None and chain.is_executable(h):
+            return self._hash_once_included(h)
+        return hb(h)
+
+    async def _hash_once_included(self, h: bytes) -> str:
         await self._wait_automine(h)
         return hb(h)
 
