@@ -1,10 +1,16 @@
-"""Two behaviour-preserving speed-ups for py-trie, applied once when the EVM package loads.
+"""Behaviour-preserving speed-ups for py-trie and py-evm's state commit.
 
+Applied once when the EVM package loads (`apply`):
 * `bytes_to_nibbles` through bytes.hex() and a lookup table (the generator version is one of
   the top costs of every account/storage access);
-* `HexaryTrie.get_node` remembers decoded nodes by hash (nodes are content-addressed, so a hash
-  always decodes to the same node). py-trie mutates decoded branch nodes in place while
-  updating, so the cache hands out a fresh copy each time.
+* `HexaryTrie.get_node` reads decoded nodes through trie_commit's node cache (nodes are
+  content-addressed, so a hash always decodes to the same node). py-trie mutates decoded branch
+  nodes in place while updating, so each read hands out a fresh copy.
+
+Used by rules.FastAccountDB:
+* `batched_make_state_root`: py-evm's AccountDB.make_state_root, but the account trie and each
+  storage trie take the block's changes in one trie_commit batch instead of one HexaryTrie set
+  per key (each set re-encodes and re-hashes its whole path).
 """
 
 from __future__ import annotations
@@ -15,11 +21,17 @@ import rlp
 import trie.hexary as _hexary
 import trie.iter as _iter
 import trie.utils.nibbles as _nibbles
+from eth.constants import BLANK_ROOT_HASH
+from eth.db.account import AccountDB
+from eth.db.storage import AccountStorageDB
+from eth.vm.interrupt import MissingAccountTrieNode, MissingStorageTrieNode
 from trie.constants import BLANK_NODE, BLANK_NODE_HASH
+from trie.exceptions import MissingTrieNode
+
+from ...crypto.hashing import keccak256
+from .trie_commit import commit_updates, read_node
 
 _HEX = {c: int(c, 16) for c in "0123456789abcdef"}
-_CACHE_LIMIT = 10_000
-_node_cache: dict[bytes, Any] = {}
 
 
 def fast_bytes_to_nibbles(value: bytes) -> tuple[int, ...]:
@@ -32,19 +44,60 @@ def _clone(node: Any) -> Any:
     return node
 
 
-def cached_get_node(self: Any, node_hash: bytes) -> Any:
+def cached_get_node(self: Any, node_hash: Any) -> Any:
     if node_hash == BLANK_NODE or node_hash == BLANK_NODE_HASH:
         return BLANK_NODE
+    if type(node_hash) is list:  # an embedded child is already decoded (py-trie returns it as is)
+        return node_hash
     if len(node_hash) < 32:
         return rlp.decode(node_hash)
-    node = _node_cache.get(node_hash)
-    if node is None:
-        encoded = self.db[node_hash]
-        node = rlp.decode(encoded)
-        if len(_node_cache) >= _CACHE_LIMIT:
-            _node_cache.clear()
-        _node_cache[node_hash] = node
-    return _clone(node)
+    return _clone(read_node(self.db, node_hash))
+
+
+def _commit_storage(store: AccountStorageDB) -> None:
+    """AccountStorageDB.make_storage_root with one batched commit (py-evm persists
+    `_locked_changes` through the CacheDB into the StorageLookup's write trie, a set per slot)."""
+    store.lock_changes()
+    locked = store._locked_changes
+    diff = locked.diff()
+    lookup = store._storage_lookup
+    updates = {lookup._decode_key(slot): value for slot, value in diff.pending_items()}
+    for slot in diff.deleted_keys():
+        updates[lookup._decode_key(slot)] = b""
+    if updates:
+        write_trie = lookup._get_write_trie()  # as any write does: marks the storage root changed
+        try:
+            write_trie.root_hash = commit_updates(lookup._trie_nodes_batch, write_trie.root_hash, updates)
+        except MissingTrieNode as exc:
+            raise MissingStorageTrieNode(exc.missing_node_hash, lookup._starting_root_hash, exc.requested_key,
+                                         exc.prefix, store._address) from exc
+    locked.reset()
+    store._storage_cache.reset_cache()  # it may hold slot values read before these writes
+
+
+def batched_make_state_root(self: AccountDB) -> bytes:
+    """AccountDB.make_state_root with batched trie commits. The new account-trie nodes go where
+    py-evm's squashed HexaryTrie puts them, `_batchtrie`, which persist() flushes; storage-trie
+    nodes go to each StorageLookup's `_trie_nodes_batch`, which store.persist() flushes."""
+    for _address, store in self._dirty_account_stores():
+        _commit_storage(store)
+    for address, storage_root in self._get_changed_roots():
+        if self.account_exists(address) or storage_root != BLANK_ROOT_HASH:
+            self._set_storage_root(address, storage_root)
+    self._journaldb.persist()
+    diff = self._journaltrie.diff()
+    updates = {keccak256(address): rlp_account for address, rlp_account in diff.pending_items()}
+    for address in diff.deleted_keys():
+        updates[keccak256(address)] = b""
+    if updates:
+        try:
+            self._trie.root_hash = commit_updates(self._batchtrie, self._trie.root_hash, updates)
+        except MissingTrieNode as exc:
+            raise MissingAccountTrieNode(exc.missing_node_hash, self._root_hash_at_last_persist,
+                                         exc.requested_key) from exc
+    self._journaltrie.reset()
+    self._trie_cache.reset_cache()
+    return self.state_root
 
 
 _applied = False

@@ -1,0 +1,335 @@
+"""Batched Merkle-Patricia updates: apply a whole block's writes to a trie in one pass.
+
+py-trie sets keys one at a time, and every set re-encodes, re-hashes and re-stores each node on
+the key's path; with dozens of accounts per block the top branch nodes are rebuilt dozens of
+times. `commit_updates` walks the old trie once along the changed keys, builds the new nodes in
+memory, and encodes, hashes and stores each node of the result exactly once (bottom-up).
+
+The output is py-trie's, byte for byte: the trie is canonical for its key set, a node whose RLP
+is shorter than 32 bytes is embedded in its parent instead of stored, and the root is always
+stored under its hash (unless the trie is empty). Old nodes are never deleted (old roots stay
+readable). Keys must all be 32 bytes (account and storage tries: keccak keys), so no key is a
+prefix of another and branch nodes never carry a value.
+
+Nodes are handled in py-trie's decoded form: a branch is a list of 17 items, a leaf or an
+extension a list [hex-prefix path, value or child]; a child is b"" (none), a 32-byte hash, or an
+embedded node (a list). Inside the walk, key paths are hex strings: one character per nibble.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections.abc import Iterator, Mapping, MutableMapping
+
+from trie.exceptions import MissingTrieNode
+
+from ...crypto.hashing import keccak256
+
+Node = list  # a decoded trie node (see the module docstring)
+Ref = bytes | list  # how a parent points at a child: b"", a 32-byte hash, or an embedded node
+
+BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
+HEX = "0123456789abcdef"
+_NIBBLE = {c: i for i, c in enumerate(HEX)}
+
+# ------------------------------------------------------------------------------------ RLP
+
+
+def _long_header(length: int, offset: int) -> bytes:
+    size = length.to_bytes((length.bit_length() + 7) // 8, "big")
+    return bytes((offset + 55 + len(size),)) + size
+
+
+# RLP headers by payload length, precomputed for the lengths trie nodes have
+_HEADERS = 1024
+_STRING_HEADER = [bytes((0x80 + n,)) if n < 56 else _long_header(n, 0x80) for n in range(_HEADERS)]
+_LIST_HEADER = [bytes((0xC0 + n,)) if n < 56 else _long_header(n, 0xC0) for n in range(_HEADERS)]
+
+
+def encode(item: bytes | list) -> bytes:
+    """RLP of a byte string or a nested list of byte strings (all a trie node holds)."""
+    if type(item) is bytes:
+        n = len(item)
+        if n == 1 and item[0] < 0x80:
+            return item
+        return (_STRING_HEADER[n] if n < _HEADERS else _long_header(n, 0x80)) + item
+    if type(item) is not list:
+        raise TypeError(f"cannot RLP-encode {type(item).__name__} in a trie node")
+    parts = []
+    for x in item:
+        if type(x) is bytes:
+            n = len(x)
+            if n == 1 and x[0] < 0x80:
+                parts.append(x)
+            else:
+                parts.append((_STRING_HEADER[n] if n < _HEADERS else _long_header(n, 0x80)) + x)
+        else:
+            parts.append(encode(x))
+    payload = b"".join(parts)
+    n = len(payload)
+    return (_LIST_HEADER[n] if n < _HEADERS else _long_header(n, 0xC0)) + payload
+
+
+def _decode_at(data: bytes, pos: int) -> tuple[bytes | list, int]:
+    b = data[pos]
+    if b < 0x80:
+        return data[pos : pos + 1], pos + 1
+    if b < 0xB8:
+        end = pos + 1 + b - 0x80
+        return data[pos + 1 : end], end
+    if b < 0xC0:
+        start = pos + 1 + b - 0xB7
+        end = start + int.from_bytes(data[pos + 1 : start], "big")
+        return data[start:end], end
+    if b < 0xF8:
+        start = pos + 1
+        end = start + b - 0xC0
+    else:
+        start = pos + 1 + b - 0xF7
+        end = start + int.from_bytes(data[pos + 1 : start], "big")
+    out: list = []
+    p = start
+    while p < end:
+        b = data[p]
+        if 0x80 <= b < 0xB8:  # the common case inline: a hash or a short value
+            q = p + 1 + b - 0x80
+            out.append(data[p + 1 : q])
+            p = q
+        else:
+            item, p = _decode_at(data, p)
+            out.append(item)
+    if p != end:
+        raise ValueError("RLP list length does not match its items")
+    return out, end
+
+
+def decode(data: bytes) -> bytes | list:
+    """Inverse of `encode` (trie nodes only: no validation of canonical lengths)."""
+    item, end = _decode_at(data, 0)
+    if end != len(data):
+        raise ValueError("trailing bytes after RLP item")
+    return item
+
+
+# ------------------------------------------------------------------------------------ node reads
+
+# Decoded nodes by hash, shared with speedups.cached_get_node. Nodes are content-addressed, so a
+# hash always decodes to the same node; entries are shared, never mutated.
+_CACHE_LIMIT = 10_000
+_node_cache: dict[bytes, Node] = {}
+
+
+def _remember(node_hash: bytes, node: Node) -> None:
+    if len(_node_cache) >= _CACHE_LIMIT:
+        _node_cache.clear()
+    _node_cache[node_hash] = node
+
+
+def read_node(db: Mapping[bytes, bytes], node_hash: bytes) -> Node:
+    """The decoded node stored under `node_hash` (shared: the caller must not mutate it)."""
+    node = _node_cache.get(node_hash)
+    if node is None:
+        node = decode(db[node_hash])
+        _remember(node_hash, node)
+    return node
+
+
+class _MissingNode(Exception):
+    """A node body absent from the db, with the key whose path needed it."""
+
+    def __init__(self, node_hash: bytes, key: str, depth: int) -> None:
+        super().__init__(node_hash)
+        self.node_hash, self.key, self.depth = node_hash, key, depth
+
+
+def _child(db: Mapping[bytes, bytes], ref: Ref, key: str, depth: int) -> Node | bytes:
+    if type(ref) is list or not ref:
+        return ref
+    try:
+        return read_node(db, ref)
+    except KeyError:
+        raise _MissingNode(ref, key, depth) from None
+
+
+# ------------------------------------------------------------------------------------ paths
+
+
+def _leaf_path(path: str) -> bytes:
+    """Hex-prefix encoding of a leaf's path (flag 2, +1 when odd)."""
+    return bytes.fromhex("3" + path if len(path) & 1 else "20" + path)
+
+
+def _extension_path(path: str) -> bytes:
+    return bytes.fromhex("1" + path if len(path) & 1 else "00" + path)
+
+
+def _path_of(node: Node) -> str:
+    h = node[0].hex()
+    return h[1:] if h[0] in "13" else h[2:]
+
+
+def _is_leaf(node: Node) -> bool:
+    return node[0][0] >= 0x20
+
+
+def _prepend(prefix: str, node: Node) -> Node:
+    """A leaf or extension with `prefix` added in front of its path (py-trie's collapse)."""
+    path = prefix + _path_of(node)
+    return [_leaf_path(path) if _is_leaf(node) else _extension_path(path), node[1]]
+
+
+# ------------------------------------------------------------------------------------ commit
+
+Items = list[tuple[str, bytes]]  # (hex key, value; b"" = delete), sorted by key
+
+
+def _ref(db: MutableMapping[bytes, bytes], node: Node) -> Ref:
+    """How the parent points at a finished node: embedded when its RLP is < 32 bytes, otherwise
+    by hash (and the node is stored)."""
+    enc = encode(node)
+    if len(enc) < 32:
+        return node
+    h = keccak256(enc)
+    db[h] = enc
+    _remember(h, node)
+    return h
+
+
+def _groups(items: Items, lo: int, hi: int, depth: int) -> Iterator[tuple[int, int, int]]:
+    """(nibble, start, end) of the runs of items sharing the nibble at `depth`."""
+    i = lo
+    while i < hi:
+        c = items[i][0][depth]
+        j = i + 1
+        while j < hi and items[j][0][depth] == c:
+            j += 1
+        yield _NIBBLE[c], i, j
+        i = j
+
+
+def _build(db: MutableMapping[bytes, bytes], items: Items, lo: int, hi: int, depth: int) -> Node:
+    """A fresh subtree holding items[lo:hi] (all live values, distinct keys)."""
+    if hi - lo == 1:
+        key, value = items[lo]
+        return [_leaf_path(key[depth:]), value]
+    first, last = items[lo][0], items[hi - 1][0]
+    p = depth
+    while first[p] == last[p]:  # sorted: the common prefix of all is that of first and last
+        p += 1
+    branch: Node = [b""] * 17
+    for nibble, i, j in _groups(items, lo, hi, p):
+        branch[nibble] = _ref(db, _build(db, items, i, j, p + 1))
+    if p > depth:
+        return [_extension_path(first[depth:p]), _ref(db, branch)]
+    return branch
+
+
+def _build_live(db: MutableMapping[bytes, bytes], items: Items, lo: int, hi: int, depth: int) -> Node | bytes:
+    live = [item for item in items[lo:hi] if item[1]]
+    return _build(db, live, 0, len(live), depth) if live else b""
+
+
+def _extend(db: MutableMapping[bytes, bytes], path: str, child: Node | bytes) -> Node | bytes:
+    """An extension `path` over `child`, collapsed the way py-trie does."""
+    if not child:
+        return b""
+    if len(child) == 2:
+        return _prepend(path, child)
+    return [_extension_path(path), _ref(db, child)]
+
+
+def _finish_branch(db: MutableMapping[bytes, bytes], base: Node, new: dict[int, Node | bytes],
+                   key: str, depth: int) -> Node | bytes:
+    """The branch `base` with children `new` replaced (not yet referenced); a branch left with one
+    child becomes a leaf/extension, one left with none disappears."""
+    live = [i for i in range(16) if (new[i] if i in new else base[i])]
+    if len(live) >= 2:
+        out = list(base)
+        for i, child in new.items():
+            out[i] = _ref(db, child)
+        return out
+    if not live:
+        return b""
+    i = live[0]
+    if i in new:
+        child = new[i]
+        if len(child) == 2:
+            return _prepend(HEX[i], child)
+        return [_extension_path(HEX[i]), _ref(db, child)]
+    child = _child(db, base[i], key, depth + 1)
+    if len(child) == 2:
+        return _prepend(HEX[i], child)
+    return [_extension_path(HEX[i]), base[i]]
+
+
+def _update(db: MutableMapping[bytes, bytes], node: Node | bytes, items: Items, lo: int, hi: int,
+            depth: int) -> Node | bytes:
+    """`node` (at `depth` nibbles) with items[lo:hi] applied; the result is not yet referenced
+    (its parent decides whether it survives a collapse)."""
+    if not node:
+        return _build_live(db, items, lo, hi, depth)
+    key = items[lo][0]
+    new: dict[int, Node | bytes] = {}
+    if len(node) == 17:
+        for nibble, i, j in _groups(items, lo, hi, depth):
+            child = _child(db, node[nibble], items[i][0], depth + 1)
+            new[nibble] = _update(db, child, items, i, j, depth + 1)
+        return _finish_branch(db, node, new, key, depth)
+
+    path = _path_of(node)
+    if _is_leaf(node):
+        leaf_key = key[:depth] + path
+        live = [item for item in items[lo:hi] if item[1]]
+        if all(k != leaf_key for k, _ in items[lo:hi]):
+            insort(live, (leaf_key, node[1]))
+        return _build(db, live, 0, len(live), depth) if live else b""
+
+    # extension: how much of its path do all the keys follow?
+    last = items[hi - 1][0]
+    m = len(path)
+    c = 0
+    while c < m and key[depth + c] == path[c] and last[depth + c] == path[c]:
+        c += 1
+    if c == m:
+        child = _child(db, node[1], key, depth + m)
+        return _extend(db, path, _update(db, child, items, lo, hi, depth + m))
+    # Some keys leave the path at nibble c: split into a branch there.
+    at = depth + c
+    base: Node = [b""] * 17
+    own = _NIBBLE[path[c]]
+    if c + 1 < m:
+        new[own] = [_extension_path(path[c + 1 :]), node[1]]
+    else:
+        base[own] = node[1]
+    for nibble, i, j in _groups(items, lo, hi, at):
+        if nibble == own:
+            below = new[own] if own in new else _child(db, node[1], items[i][0], at + 1)
+            new[own] = _update(db, below, items, i, j, at + 1)
+        else:
+            new[nibble] = _build_live(db, items, i, j, at + 1)
+    branch = _finish_branch(db, base, new, key, at)
+    return _extend(db, path[:c], branch) if c else branch
+
+
+def commit_updates(db: MutableMapping[bytes, bytes], root_hash: bytes,
+                   updates: Mapping[bytes, bytes | None]) -> bytes:
+    """Apply `updates` (32-byte key -> value; b"" or None deletes) to the trie at `root_hash`,
+    store the new nodes in `db` and return the new root hash."""
+    if any(len(k) != 32 for k in updates):
+        raise ValueError("trie keys must be 32 bytes")
+    items = [(k.hex(), v or b"") for k, v in sorted(updates.items(), key=lambda kv: kv[0])]
+    if not items:
+        return root_hash
+    try:
+        root = b"" if root_hash == BLANK_ROOT else _child(db, root_hash, items[0][0], 0)
+        new_root = _update(db, root, items, 0, len(items), 0)
+    except _MissingNode as exc:
+        prefix = tuple(_NIBBLE[c] for c in exc.key[: exc.depth])
+        raise MissingTrieNode(exc.node_hash, root_hash, bytes.fromhex(exc.key), prefix) from None
+    if not new_root:
+        return BLANK_ROOT
+    enc = encode(new_root)  # the root is stored under its hash even when shorter than 32 bytes
+    h = keccak256(enc)
+    db[h] = enc
+    _remember(h, new_root)
+    return h
