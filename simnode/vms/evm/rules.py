@@ -5,7 +5,8 @@ Differences from Ethereum that matter here:
 * a child may share its parent's timestamp (seconds): blocks are timed in milliseconds;
 * gas limit and base fee come from ACP-176 (fees.py), not from EIP-1559's parent-gas rules;
 * the block builder sets every header field itself, so py-evm's header/block re-validation is
-  skipped (it would recompute the tx trie a second time per block).
+  skipped (it would recompute the tx trie a second time per block);
+* plain value transfers are settled without py-evm's executor (transfer.py), same outcome.
 The coinbase is coreth's BlackholeAddr, so the priority fee goes to an address nobody controls
 (coreth credits it there too); the base fee is burned.
 """
@@ -17,10 +18,10 @@ from eth.db.account import AccountDB
 from eth.rlp.accounts import Account
 from eth.validation import validate_length_lte
 from eth.vm.forks.cancun import CancunVM
-from eth.vm.forks.cancun.state import CancunState
 from eth_utils import ValidationError
 
 from . import speedups
+from .transfer import TransferFastPathState
 
 speedups.apply()
 
@@ -59,7 +60,7 @@ class FastAccountDB(AccountDB):
         self._set_account(address, Account(a.nonce + 1, a.balance, a.storage_root, a.code_hash))
 
 
-AvalancheState = CancunState.configure(__name__="AvalancheState", account_db_class=FastAccountDB)
+AvalancheState = TransferFastPathState.configure(__name__="AvalancheState", account_db_class=FastAccountDB)
 
 
 class AvalancheVM(CancunVM):
