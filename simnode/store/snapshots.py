@@ -23,7 +23,11 @@ class Snapshots:
         sid = self._next
         self._next += 1
         self._seqs[sid] = self._store.seq
+        self._keep_undo()
         return sid
+
+    def _keep_undo(self) -> None:
+        self._store.keep_undo_since(min(self._seqs.values(), default=None))
 
     def revert(self, sid: int) -> bool:
         """Restore snapshot `sid`; it and every later snapshot are consumed. False if unknown."""
@@ -32,6 +36,7 @@ class Snapshots:
             return False
         self._store.revert_to(seq)
         self._seqs = {k: v for k, v in self._seqs.items() if k < sid and v <= seq}
+        self._keep_undo()
         for hook in self.on_revert:
             hook()
         return True

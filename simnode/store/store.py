@@ -1,10 +1,12 @@
 """The node's one database: namespaced keys, msgpack values, atomic batches with undo records.
 
-Every accepted block (on any chain) commits one `Batch`. The commit writes, in the same LevelDB
-write batch, an undo record holding the previous value of every key it touches. A node-wide
-snapshot is just the current commit sequence number; reverting to it replays the undo records
-backwards in one more atomic batch. That gives snapshot/revert across P, X and C together
-without any chain knowing about it.
+Every accepted block (on any chain) commits one `Batch`. While a snapshot is live, the commit
+also writes, in the same LevelDB write batch, an undo record holding the previous value of
+every key it touches. A node-wide snapshot is just the current commit sequence number;
+reverting to it replays the undo records backwards in one more atomic batch. That gives
+snapshot/revert across P, X and C together without any chain knowing about it. With no live
+snapshot nothing could ever be reverted, so no undo records are written (reading the previous
+value of every trie node a block writes is a large part of a commit's cost).
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class Store:
         elif unpack(schema) != SCHEMA_VERSION:
             raise StoreError(f"database schema {unpack(schema)} is not {SCHEMA_VERSION}; use a new --data-dir")
         self._seq: int = unpack(backend.get(_SEQ_KEY))  # type: ignore[arg-type]
+        self._undo_since: int | None = None
         self._subscribers: list = []
 
     @classmethod
@@ -149,14 +152,23 @@ class Store:
     def batch(self) -> Batch:
         return Batch(self)
 
+    def keep_undo_since(self, seq: int | None) -> None:
+        """Write undo records for every commit after `seq` (the oldest live snapshot), so that
+        `revert_to(seq)` and anything later works; None: no snapshot is live, write none."""
+        if seq is not None and seq > self._seq:
+            raise StoreError(f"cannot keep undo records since commit {seq}: current commit is {self._seq}")
+        self._undo_since = seq
+
     def commit(self, batch: Batch) -> int:
-        """Write the batch plus its undo record atomically; returns the new sequence number."""
+        """Write the batch (plus its undo record while a snapshot is live) atomically; returns the
+        new sequence number."""
         if not batch.changes:
             return self._seq
         seq = self._seq + 1
-        undo = [(k, self._kv.get(k)) for k in batch.changes]
         changes = dict(batch.changes)
-        changes[UNDO + seq.to_bytes(8, "big")] = pack(undo)
+        if self._undo_since is not None:
+            undo = [(k, self._kv.get(k)) for k in batch.changes]
+            changes[UNDO + seq.to_bytes(8, "big")] = pack(undo)
         changes[_SEQ_KEY] = pack(seq)
         self._kv.commit(changes)
         self._seq = seq
@@ -167,6 +179,8 @@ class Store:
         """Undo every batch committed after `seq`, atomically."""
         if seq < 0 or seq > self._seq:
             raise StoreError(f"cannot revert to commit {seq}: current commit is {self._seq}")
+        if seq < self._seq and (self._undo_since is None or seq < self._undo_since):
+            raise StoreError(f"cannot revert to commit {seq}: no undo records are kept before it")
         restored: dict[bytes, bytes | None] = {}
         for s in range(self._seq, seq, -1):
             ukey = UNDO + s.to_bytes(8, "big")

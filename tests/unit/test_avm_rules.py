@@ -257,6 +257,7 @@ def test_revert_restores_x_state(vm):
     g = genesis_ewoq_utxo(vm)
     before = dump_state(vm)
     seq = vm.store.seq
+    vm.store.keep_undo_since(seq)
     tx = base_tx([(g, [EWOQ_KEY])], [(g.out.amount - FEE, owners(ADDR1))])
     vm.issue_tx(tx.bytes)
     vm.build_block()

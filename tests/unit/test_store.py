@@ -2,6 +2,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from simnode.store import Store, StoreError
+from simnode.store.snapshots import Snapshots
 
 
 @pytest.fixture(params=["memory", "leveldb"])
@@ -47,6 +48,7 @@ def test_revert_restores_every_key(store):
     b.put_obj(b"X/a", 1)
     b.commit()
     snap = store.seq
+    store.keep_undo_since(snap)
     for i in range(3):
         b = store.batch()
         b.put_obj(b"X/a", 10 + i)
@@ -78,6 +80,7 @@ def test_reopen_resumes(tmp_path):
                          max_size=6), max_size=6), st.integers(min_value=0, max_value=6))
 def test_revert_to_any_point_equals_state_then(batches, point):
     s = Store.memory()
+    s.keep_undo_since(0)
     states = [dict()]
     for changes in batches:
         b = s.batch()
@@ -94,3 +97,24 @@ def test_revert_to_any_point_equals_state_then(batches, point):
     nonempty = [i + 1 for i, c in enumerate(batches) if c]
     expected = states[nonempty[point - 1]] if point else states[0]
     assert dict(s.iterate(b"k/")) == expected
+
+
+def test_undo_records_only_while_a_snapshot_is_live(store):
+    b = store.batch()
+    b.put_obj(b"X/a", 1)
+    b.commit()
+    assert list(store.iterate(b"undo/")) == []
+    with pytest.raises(StoreError, match="no undo records"):
+        store.revert_to(0)
+    snaps = Snapshots(store)
+    sid = snaps.take()
+    b = store.batch()
+    b.put_obj(b"X/a", 2)
+    b.commit()
+    assert len(list(store.iterate(b"undo/"))) == 1
+    assert snaps.revert(sid)
+    assert store.get_obj(b"X/a") == 1
+    b = store.batch()  # the snapshot was consumed: nothing is recorded any more
+    b.put_obj(b"X/a", 3)
+    b.commit()
+    assert list(store.iterate(b"undo/")) == []
