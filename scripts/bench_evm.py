@@ -7,7 +7,8 @@
 
 Phases (one JSON line with every figure on stdout; progress on stderr):
   a) signed EIP-1559 transfers: tx/s until all mined, with automine and with interval mining
-     (interval mining is switched on with evm_setIntervalMining when the node has it);
+     (interval mining is switched on with evm_setIntervalMining when the node has it; in
+     seconds for Anvil, in milliseconds for simnode and Hardhat);
   b) ERC-20 `transfer` throughput (tests/contracts/Token.json);
   c) eth_blockNumber / eth_getBalance req/s with C concurrent keep-alive clients;
   d) RSS of the node (--pid, or the node --spawn started) after N more transfers.
@@ -52,16 +53,21 @@ class RPC:
         return body["result"]
 
 
-def rss_kb(pid: int | None) -> int | None:
+def rss_parts_kb(pid: int | None) -> dict[str, int]:
+    """VmRSS and its split: RssAnon (the process's own heap) and RssFile (file pages it has
+    mapped; for simnode that is LevelDB's memory-mapped table files, i.e. the OS page cache)."""
     if not pid:
-        return None
+        return {}
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
     except OSError:
-        return None
-    return None
+        return {}
+    return {line.split(":")[0]: int(line.split()[1]) for line in lines
+            if line.startswith(("VmRSS:", "RssAnon:", "RssFile:"))}
+
+
+def rss_kb(pid: int | None) -> int | None:
+    return rss_parts_kb(pid).get("VmRSS")
 
 
 async def fees(rpc: RPC) -> tuple[int, int]:
@@ -208,7 +214,10 @@ async def main_async(args: argparse.Namespace, url: str, pid: int | None) -> dic
                 rpc, await sign_transfers(rpc, chain_id, senders, args.transfers), args.concurrency)
             log(out["transfers_automine"])
             try:
-                await rpc("evm_setIntervalMining", args.interval_ms)
+                # Hardhat and simnode take milliseconds here, Anvil takes seconds.
+                client = str(await rpc("web3_clientVersion")).lower()
+                unit_ms = 1000 if client.startswith("anvil") else 1
+                await rpc("evm_setIntervalMining", max(1, args.interval_ms // unit_ms))
                 log(f"a) {args.transfers} transfers, interval {args.interval_ms} ms")
                 out["transfers_interval"] = await run_txs(
                     rpc, await sign_transfers(rpc, chain_id, senders, args.transfers), args.concurrency)
@@ -261,12 +270,16 @@ async def main_async(args: argparse.Namespace, url: str, pid: int | None) -> dic
             senders = [Account.from_key((0xBE4C0000 + i).to_bytes(32, "big")) for i in range(args.senders)]
             done = 0
             t0 = time.monotonic()
+            series = []
             while done < args.rss_transfers:
                 n = min(5000, args.rss_transfers - done)
                 await run_txs(rpc, await sign_transfers(rpc, chain_id, senders, n), args.concurrency)
                 done += n
-                log(f"d) {done} transfers, rss {rss_kb(pid)} kB")
-            out["rss_after"] = {"transfers": done, "rss_kb": rss_kb(pid), "seconds": round(time.monotonic() - t0, 1)}
+                parts = rss_parts_kb(pid)
+                series.append({"transfers": done, **parts})
+                log(f"d) {done} transfers, rss {parts} kB")
+            out["rss_after"] = {"transfers": done, "rss_kb": rss_kb(pid), "seconds": round(time.monotonic() - t0, 1),
+                                "series_kb": series}
     out["rss_end_kb"] = rss_kb(pid)
     return out
 

@@ -51,7 +51,7 @@ log = logging.getLogger("simnode.evm")
 TX_FEE_CAP_WEI = 100 * 10**18  # coreth RPCTxFeeCap: 100 AVAX
 RPC_GAS_CAP = 50_000_000
 EIP1820_DEPLOY_HASH = bytes.fromhex("fefb2da535e927b85fe68eb81cb2e4a5827c905f78381a01ef2322aa9b0aee8e")
-BLOCK_CACHE = 2048
+BLOCK_CACHE = 256  # decoded recent blocks (receipt and block lookups); older ones are read back from the store
 
 
 class ChainError(ValueError):
