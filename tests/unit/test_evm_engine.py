@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import rlp
+
 import pytest
 from eth_account import Account
 from eth_utils import to_checksum_address
@@ -298,3 +300,15 @@ def test_dump_and_load_state_round_trip():
     load_state(SimpleNamespace(chain=c2), doc)
     assert c2.state_root == c.state_root
     assert c2.view().get_storage(b"\x33" * 20, 5) == 9 and c2.view().get_balance(b"\x11" * 20) == 123
+
+
+def test_block_size_is_the_length_of_the_block_rlp():
+    chain = make_chain()
+    legacy = bytes(EWOQ.sign_transaction({"chainId": 43112, "nonce": 0, "to": to_checksum_address(b"\x22" * 20),
+                                          "value": 1, "gas": 21000, "gasPrice": 10**9}).raw_transaction)
+    typed = signed(EWOQ, 1)
+    big = signed(EWOQ, 2, gas=200_000)
+    for raws in ([], [legacy], [typed], [legacy, typed, big] * 40):
+        header = chain.head.header
+        body = [header, [r if r[0] < 0x80 else rlp.decode(r) for r in raws], [], []]
+        assert EVMChain._block_size(header, raws) == len(rlp.encode(body))

@@ -62,6 +62,11 @@ def u64(n: int) -> bytes:
     return n.to_bytes(8, "big")
 
 
+def _rlp_len(payload: int) -> int:
+    """Length of an RLP item (string or list) whose payload is `payload` bytes long."""
+    return payload + 1 + (0 if payload < 56 else (payload.bit_length() + 7) // 8)
+
+
 def _hexint(v: Any) -> int:
     if isinstance(v, int):
         return v
@@ -76,8 +81,10 @@ class BlockInfo:
     __slots__ = ("_txs", "ext", "ext_gas", "fee", "hash", "header", "ms", "number", "pre", "raws", "receipts",
                  "senders", "size")
 
-    def __init__(self, row: dict) -> None:
-        self.header: CancunBlockHeader = rlp.decode(row["hdr"], sedes=CancunBlockHeader)
+    def __init__(self, row: dict, header: CancunBlockHeader | None = None) -> None:
+        # `header`: the already decoded row["hdr"], when the caller has it
+        self.header: CancunBlockHeader = header if header is not None else rlp.decode(row["hdr"],
+                                                                                      sedes=CancunBlockHeader)
         self.number: int = self.header.block_number
         self.hash: bytes = row["h"]
         self.ms: int = row["ms"]
@@ -424,9 +431,10 @@ class EVMChain:
 
     @staticmethod
     def _block_size(header: Any, raws: list[bytes]) -> int:
-        # RLP of [header, txs, uncles, withdrawals]: typed txs are byte strings inside the list
-        body = [header, [r if r[0] < 0x80 else rlp.decode(r) for r in raws], [], []]
-        return len(rlp.encode(body))
+        """Length of the block's RLP [header, txs, uncles, withdrawals], counted, not encoded: a
+        legacy tx is an RLP list already, a typed tx is a byte string inside the list."""
+        txs = sum(len(r) if r[0] >= 0xC0 else _rlp_len(len(r)) for r in raws)
+        return _rlp_len(len(rlp.encode(header)) + _rlp_len(txs) + 2)
 
     def _put_block_rows(self, batch: Any, header: Any, ms: int, fee: FeeState, raws: list[bytes],
                         senders: list[bytes], receipts: list[list], size: int, pre: bytes | None = None,
@@ -742,23 +750,27 @@ class EVMChain:
         ext = built_atomic.ext if built_atomic is not None else b""
         ext_gas = built_atomic.gas if built_atomic is not None else 0
         fee_after = fee_state.consume(cursor.gas_used + ext_gas)
-        txs = [p.tx for p in included]
-        header = header.copy(
-            gas_used=cursor.gas_used, bloom=bloom, extra_data=fee_after.encode(),
-            transaction_root=ordered_trie_root([p.raw for p in included]),
-            receipt_root=ordered_trie_root([r.encode() for r in receipts]))
-        block = vm.get_block_class()(header=header, transactions=txs, uncles=[], withdrawals=[])
-        result = vm.finalize_block(block)
-        final = result.block
-        self.evm.chaindb.persist_header(final.header)
+        # py-evm's finalize_block without its parts that do nothing here (no PoS block rewards)
+        # or cost without use (a block object, two header copies, a formatted debug line)
+        vm.state.persist()
         raws = [p.raw for p in included]
+        final_header = CancunBlockHeader(
+            parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=BLACKHOLE,
+            state_root=vm.state.state_root, transaction_root=ordered_trie_root(raws),
+            receipt_root=ordered_trie_root([r.encode() for r in receipts]), bloom=bloom, difficulty=1,
+            block_number=header.block_number, gas_limit=gas_limit, gas_used=cursor.gas_used,
+            timestamp=header.timestamp, extra_data=fee_after.encode(), mix_hash=ZERO_HASH, nonce=b"\x00" * 8,
+            base_fee_per_gas=base_fee, withdrawals_root=BLANK_ROOT_HASH, blob_gas_used=0, excess_blob_gas=0,
+            parent_beacon_block_root=ZERO_HASH,
+        )
+        self.evm.chaindb.persist_header(final_header)
         batch = self.store.batch()
         self.kv.flush_into(batch)
-        packed = self._put_block_rows(batch, final.header, ts_ms, fee_after, raws, [p.sender for p in included],
-                                      rows, size=self._block_size(final.header, raws), pre=header.state_root,
+        packed = self._put_block_rows(batch, final_header, ts_ms, fee_after, raws, [p.sender for p in included],
+                                      rows, size=self._block_size(final_header, raws), pre=header.state_root,
                                       ext=ext, ext_gas=ext_gas)
         if built_atomic is not None:
-            self.atomic.write_accepted(batch, built_atomic, final.header.block_number)
+            self.atomic.write_accepted(batch, built_atomic, final_header.block_number)
         batch.commit()
         if built_atomic is not None:
             self.atomic.after_accept(built_atomic)
@@ -767,7 +779,7 @@ class EVMChain:
         for p in included:
             self.pool.remove(p.hash)
         # the new head straight from the row just committed (what _load_head would read back)
-        info = BlockInfo(msgpack.unpackb(packed, raw=False))
+        info = BlockInfo(msgpack.unpackb(packed, raw=False), final_header)
         self._blocks.pop(info.number, None)
         self._blocks[info.number] = info
         if len(self._blocks) > BLOCK_CACHE:
