@@ -3,9 +3,14 @@
 Applied once when the EVM package loads (`apply`):
 * `bytes_to_nibbles` through bytes.hex() and a lookup table (the generator version is one of
   the top costs of every account/storage access);
+* `get_node_type` / `extract_key` read a node key's hex-prefix flag directly (py-trie decodes the
+  key to nibbles through generator helpers, twice per node of every trie read);
 * `HexaryTrie.get_node` reads decoded nodes through trie_commit's node cache (nodes are
   content-addressed, so a hash always decodes to the same node). py-trie mutates decoded branch
   nodes in place while updating, so each read hands out a fresh copy.
+
+* fast_interpreter: py-evm's opcode loop, jump-destination checks, stack and memory helpers
+  without their per-opcode overheads.
 
 Used by rules.FastAccountDB:
 * `batched_make_state_root`: py-evm's AccountDB.make_state_root, but the account trie and each
@@ -21,14 +26,17 @@ import rlp
 import trie.hexary as _hexary
 import trie.iter as _iter
 import trie.utils.nibbles as _nibbles
+import trie.utils.nodes as _nodes
 from eth.constants import BLANK_ROOT_HASH
 from eth.db.account import AccountDB
 from eth.db.storage import AccountStorageDB
 from eth.vm.interrupt import MissingAccountTrieNode, MissingStorageTrieNode
-from trie.constants import BLANK_NODE, BLANK_NODE_HASH
+from trie.constants import (BLANK_NODE, BLANK_NODE_HASH, NODE_TYPE_BLANK, NODE_TYPE_BRANCH, NODE_TYPE_EXTENSION,
+                            NODE_TYPE_LEAF)
 from trie.exceptions import MissingTrieNode
 
 from ...crypto.hashing import keccak256
+from . import fast_interpreter
 from .trie_commit import commit_updates, read_node
 
 _HEX = {c: int(c, 16) for c in "0123456789abcdef"}
@@ -36,6 +44,35 @@ _HEX = {c: int(c, 16) for c in "0123456789abcdef"}
 
 def fast_bytes_to_nibbles(value: bytes) -> tuple[int, ...]:
     return tuple(map(_HEX.__getitem__, value.hex()))
+
+
+_ORIGINAL_GET_NODE_TYPE = _nodes.get_node_type
+_ORIGINAL_EXTRACT_KEY = _nodes.extract_key
+
+
+def fast_get_node_type(node: Any) -> int:
+    """py-trie's get_node_type, reading the hex-prefix flag (high nibble of the key's first byte:
+    2 or 3 for a leaf) instead of decoding the whole key to nibbles."""
+    if type(node) is list and len(node) == 2:
+        key = node[0]
+        if type(key) is bytes and key:
+            return NODE_TYPE_LEAF if key[0] >> 4 in (2, 3) else NODE_TYPE_EXTENSION
+    elif type(node) is list and len(node) == 17:
+        return NODE_TYPE_BRANCH
+    elif node == BLANK_NODE:
+        return NODE_TYPE_BLANK
+    return _ORIGINAL_GET_NODE_TYPE(node)  # malformed nodes raise as py-trie does
+
+
+def fast_extract_key(node: Any) -> tuple[int, ...]:
+    """py-trie's extract_key: the key's nibbles without the hex-prefix flag (and padding nibble
+    when even); py-trie adds then strips the leaf terminator, a no-op."""
+    if type(node) is list and len(node) == 2:
+        key = node[0]
+        if type(key) is bytes and key:
+            nibbles = fast_bytes_to_nibbles(key)
+            return nibbles[1:] if nibbles[0] in (1, 3) else nibbles[2:]
+    return _ORIGINAL_EXTRACT_KEY(node)
 
 
 def _clone(node: Any) -> Any:
@@ -112,3 +149,6 @@ def apply() -> None:
     _hexary.bytes_to_nibbles = fast_bytes_to_nibbles
     _iter.bytes_to_nibbles = fast_bytes_to_nibbles
     _hexary.HexaryTrie.get_node = cached_get_node
+    _nodes.get_node_type = _hexary.get_node_type = fast_get_node_type
+    _nodes.extract_key = _hexary.extract_key = fast_extract_key
+    fast_interpreter.apply()

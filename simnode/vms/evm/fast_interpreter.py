@@ -1,0 +1,314 @@
+"""A faster py-evm interpreter core with the same results (gas, output, errors, state).
+
+Applied from speedups.apply(); `restore()` puts py-evm's originals back (tests compare both).
+* Jump-destination analysis: one linear pass per distinct code (bounded cache) gives a mask of
+  opcode positions; py-evm re-derived it by scanning back up to 32 bytes for every jump target
+  of every message.
+* `apply_computation`: py-evm's, but the opcode loop charges static gas inline (no
+  Opcode.__call__ → computation.consume_gas → GasMeter.consume_gas per opcode) and runs PUSH,
+  DUP, SWAP, POP, JUMP, JUMPI and JUMPDEST directly on the stack list, raising the exceptions
+  py-evm's stack and flow logic raise. Anything else, and any table entry that is not a plain
+  py-evm opcode (debug tracing's wrappers, CALL/CREATE classes), is called as py-evm calls it.
+  Computations with their own gas/stack plumbing or with DEBUG2 logging run py-evm's loop.
+* Stack `pop_ints`/`push_int` and `extend_memory` without the generic helper calls and
+  re-validation on their common paths.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eth.constants import UINT_256_MAX
+from eth.exceptions import FullStack, Halt, InsufficientStack, InvalidInstruction, InvalidJumpDestination, OutOfGas
+from eth.validation import validate_stack_int
+from eth.vm.code_stream import CodeStream
+from eth.vm.computation import NO_RESULT, BaseComputation
+from eth.vm.gas_meter import GasMeter
+from eth.vm.logic import duplication, flow, swap
+from eth.vm.logic import stack as stack_logic
+from eth.vm.logic.invalid import InvalidOpcode
+from eth.vm.memory import Memory
+from eth.vm.opcode import _FastOpcode
+from eth.vm.opcode_values import JUMPDEST, PUSH1, PUSH32, STOP
+from eth.vm.stack import Stack, to_int
+
+# ------------------------------------------------------------------ jump destinations
+
+_MASKS: dict[bytes, bytes] = {}
+_MASKS_MAX = 512
+
+
+def code_mask(code: bytes) -> bytes:
+    """Byte i is 1 when position i of `code` starts an instruction (is not PUSH data)."""
+    mask = _MASKS.get(code)
+    if mask is None:
+        out = bytearray(len(code))
+        i, n = 0, len(code)
+        while i < n:
+            out[i] = 1
+            op = code[i]
+            i += op - PUSH1 + 2 if PUSH1 <= op <= PUSH32 else 1
+        mask = bytes(out)
+        if len(_MASKS) >= _MASKS_MAX:
+            _MASKS.clear()  # deployments churn distinct init code; hot contracts come back at once
+        _MASKS[code] = mask
+    return mask
+
+
+def is_valid_opcode(self: CodeStream, position: int) -> bool:
+    if position < 0:  # py-evm answers True here; never reached from JUMP/JUMPI
+        return _ORIGINAL["is_valid_opcode"](self, position)
+    code = self._raw_code_bytes
+    return position < len(code) and code_mask(code)[position] == 1
+
+
+# ------------------------------------------------------------------ the opcode loop
+
+# Entry kinds of a compiled opcode table.
+_CALL, _STATIC, _PUSH, _DUP, _SWAP, _POP, _JUMPDEST, _JUMP, _JUMPI = range(9)
+
+_SPECIAL: dict[Any, tuple[int, int]] = {flow.jumpdest: (_JUMPDEST, 0), flow.jump: (_JUMP, 0),
+                                        flow.jumpi: (_JUMPI, 0), stack_logic.pop: (_POP, 0)}
+for _n in range(33):
+    _SPECIAL[getattr(stack_logic, f"push{_n}")] = (_PUSH, _n)
+for _n in range(1, 17):
+    _SPECIAL[getattr(duplication, f"dup{_n}")] = (_DUP, _n)
+    _SPECIAL[getattr(swap, f"swap{_n}")] = (_SWAP, _n)
+
+_Entry = tuple[int, int, Any, str, int]
+_TABLES: dict[int, tuple[dict, list[_Entry]]] = {}
+
+
+def _compile(opcodes: dict) -> list[_Entry]:
+    """(kind, static gas, callable, mnemonic, argument) per byte value, cached per table."""
+    hit = _TABLES.get(id(opcodes))
+    if hit is not None and hit[0] is opcodes:
+        return hit[1]
+    table: list[_Entry] = []
+    for op in range(256):
+        fn = opcodes.get(op)
+        if fn is None:
+            table.append((_CALL, 0, InvalidOpcode(op), "INVALID", 0))
+        elif type(fn) is _FastOpcode:
+            kind, arg = _SPECIAL.get(fn.logic_fn, (_STATIC, 0))
+            table.append((kind, fn.gas_cost, fn.logic_fn, fn.mnemonic, arg))
+        else:
+            table.append((_CALL, 0, fn, "", 0))
+    if len(_TABLES) >= 64:  # each debug trace brings a table of its own
+        _TABLES.clear()
+    _TABLES[id(opcodes)] = (opcodes, table)
+    return table
+
+
+# The computation methods the inlined ops stand for; a class overriding one runs py-evm's loop.
+_PLUMBING = ("consume_gas", "stack_dup", "stack_swap", "stack_pop1_any", "stack_pop1_int", "stack_pop_ints",
+             "stack_push_bytes")
+
+
+_PLAIN_CLASSES: dict[type, bool] = {}
+
+
+def _loop_is_exact(computation: BaseComputation) -> bool:
+    cls = type(computation)
+    plain = _PLAIN_CLASSES.get(cls)
+    if plain is None:
+        plain = _PLAIN_CLASSES[cls] = all(getattr(cls, name, None) is getattr(BaseComputation, name, None)
+                                          for name in _PLUMBING)
+    return (plain and type(computation._gas_meter) is GasMeter and type(computation._stack) is Stack
+            and type(computation.code) is CodeStream)
+
+
+def _run(computation: BaseComputation, table: list[_Entry]) -> None:
+    code = computation.code
+    raw = code._raw_code_bytes
+    n_code = len(raw)
+    gm = computation._gas_meter
+    values = computation._stack.values
+    append, pop = values.append, values.pop
+    mask = None
+    try:
+        while True:
+            pc = code.program_counter
+            if pc < n_code:
+                op = raw[pc]
+                code.program_counter = pc + 1
+            else:
+                op = STOP  # py-evm's CodeStream yields one STOP past the end, then stops
+            kind, cost, fn, name, arg = table[op]
+            if kind == _CALL:
+                fn(computation=computation)
+            else:
+                if cost > gm.gas_remaining:
+                    raise OutOfGas(f"Out of gas: Needed {cost} - Remaining {gm.gas_remaining} - Reason: {name}")
+                gm.gas_remaining -= cost
+                if kind == _PUSH:
+                    start = pc + 1
+                    code.program_counter = end = start + arg
+                    value = raw[start:end]
+                    if len(value) != arg:
+                        value = value.ljust(arg, b"\x00")
+                    if len(values) > 1023:
+                        raise FullStack("Stack limit reached")
+                    append(value)
+                elif kind == _STATIC:
+                    fn(computation)
+                elif kind == _DUP:
+                    if len(values) > 1023:
+                        raise FullStack("Stack limit reached")
+                    try:
+                        append(values[-arg])
+                    except IndexError:
+                        raise InsufficientStack(f"Insufficient stack items for DUP{arg}")
+                elif kind == _SWAP:
+                    idx = -arg - 1
+                    try:
+                        values[-1], values[idx] = values[idx], values[-1]
+                    except IndexError:
+                        raise InsufficientStack(f"Insufficient stack items for SWAP{arg}")
+                elif kind == _JUMPDEST:
+                    pass
+                elif kind == _POP:
+                    try:
+                        pop()
+                    except IndexError:
+                        raise InsufficientStack("Wanted 1 stack item, had none")
+                else:
+                    if kind == _JUMP:
+                        try:
+                            dest = pop()
+                        except IndexError:
+                            raise InsufficientStack("Wanted 1 stack item, had none")
+                        if type(dest) is not int:
+                            dest = to_int(dest)
+                    else:  # JUMPI
+                        if len(values) < 2:
+                            raise InsufficientStack(f"Wanted 2 stack items, only had {len(values)}")
+                        dest = pop()
+                        if type(dest) is not int:
+                            dest = to_int(dest)
+                        check = pop()
+                        if type(check) is not int:
+                            check = to_int(check)
+                        if not check:
+                            continue
+                    code.program_counter = dest
+                    if dest >= n_code or raw[dest] != JUMPDEST:
+                        raise InvalidJumpDestination("Invalid Jump Destination")
+                    if mask is None:
+                        mask = code_mask(raw)
+                    if mask[dest] != 1:
+                        raise InvalidInstruction("Jump resulted in invalid instruction")
+            if pc >= n_code:
+                break
+    except Halt:
+        pass
+
+
+def apply_computation(cls: type[BaseComputation], state: Any, message: Any, transaction_context: Any,
+                      parent_computation: Any = None) -> BaseComputation:
+    """py-evm's BaseComputation.apply_computation with the loop above."""
+    if cls.logger.show_debug2 or GasMeter.logger.show_debug2:  # the loop above logs nothing
+        return _ORIGINAL["apply_computation"].__get__(None, cls)(state, message, transaction_context,
+                                                                 parent_computation)
+    with cls(state, message, transaction_context) as computation:
+        if computation.is_origin_computation:
+            computation.contracts_created = []
+            if message.is_create:
+                cls.consume_initcode_gas_cost(computation)
+        if parent_computation is not None:
+            computation.contracts_created = parent_computation.contracts_created
+        if message.is_create:
+            computation.contracts_created.append(message.storage_address)
+        precompile = computation.precompiles.get(message.code_address, NO_RESULT)
+        if precompile is not NO_RESULT:
+            if not message.is_delegation:
+                precompile(computation)
+            return computation
+        if _loop_is_exact(computation):
+            _run(computation, _compile(computation.opcodes))
+        else:
+            _original_loop(computation)
+    return computation
+
+
+def _original_loop(computation: BaseComputation) -> None:
+    """py-evm's loop (its DEBUG2 opcode log aside: apply_computation leaves that case to py-evm)."""
+    opcode_lookup = computation.opcodes
+    for opcode in computation.code:
+        try:
+            opcode_fn = opcode_lookup[opcode]
+        except KeyError:
+            opcode_fn = InvalidOpcode(opcode)
+        try:
+            opcode_fn(computation=computation)
+        except Halt:
+            break
+
+
+# ------------------------------------------------------------------ stack and memory
+
+
+def pop_ints(self: Stack, num_items: int) -> tuple[int, ...]:
+    values = self.values
+    if num_items == 2 and len(values) >= 2:
+        a = values.pop()
+        b = values.pop()
+        return (a if type(a) is int else to_int(a), b if type(b) is int else to_int(b))
+    return _ORIGINAL["pop_ints"](self, num_items)
+
+
+def pop1_int(self: Stack) -> int:
+    try:
+        value = self.values.pop()
+    except IndexError:
+        raise InsufficientStack("Wanted 1 stack item, had none")
+    return value if type(value) is int else to_int(value)
+
+
+def push_int(self: Stack, value: int) -> None:
+    values = self.values
+    if len(values) > 1023:
+        raise FullStack("Stack limit reached")
+    if not (type(value) is int and 0 <= value <= UINT_256_MAX):
+        validate_stack_int(value)
+    values.append(value)
+
+
+def extend_memory(self: BaseComputation, start_position: int, size: int) -> None:
+    # the common case: ints within memory already paid for (no gas, no growth)
+    memory = self._memory
+    if (type(memory) is Memory and type(start_position) is int and type(size) is int
+            and 0 <= start_position and 0 <= size and start_position + size <= len(memory._bytes)
+            and not self.logger.show_debug2):
+        return
+    _ORIGINAL["extend_memory"](self, start_position, size)
+
+
+# ------------------------------------------------------------------ switching
+
+_ORIGINAL: dict[str, Any] = {
+    "is_valid_opcode": CodeStream.is_valid_opcode,
+    "apply_computation": BaseComputation.__dict__["apply_computation"],
+    "pop_ints": Stack.pop_ints,
+    "pop1_int": Stack.pop1_int,
+    "push_int": Stack.push_int,
+    "extend_memory": BaseComputation.extend_memory,
+}
+
+
+def apply() -> None:
+    CodeStream.is_valid_opcode = is_valid_opcode
+    BaseComputation.apply_computation = classmethod(apply_computation)
+    Stack.pop_ints = pop_ints
+    Stack.pop1_int = pop1_int
+    Stack.push_int = push_int
+    BaseComputation.extend_memory = extend_memory
+
+
+def restore() -> None:
+    CodeStream.is_valid_opcode = _ORIGINAL["is_valid_opcode"]
+    BaseComputation.apply_computation = _ORIGINAL["apply_computation"]
+    Stack.pop_ints = _ORIGINAL["pop_ints"]
+    Stack.pop1_int = _ORIGINAL["pop1_int"]
+    Stack.push_int = _ORIGINAL["push_int"]
+    BaseComputation.extend_memory = _ORIGINAL["extend_memory"]

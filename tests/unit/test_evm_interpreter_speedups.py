@@ -1,0 +1,255 @@
+"""The interpreter speed-ups (fast_interpreter.py, and speedups.py's trie node helpers) against
+py-evm's originals: the same code, calls and transactions run with the patches on and off must
+give the same gas, output, logs, errors (type and message), state roots and debug traces."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trie.hexary as _hexary
+import trie.utils.nodes as _nodes
+from eth.vm.code_stream import CodeStream
+from eth.vm.spoof import SpoofTransaction
+from eth_abi import encode
+from eth_account import Account
+from eth_utils import keccak, to_checksum_address
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from simnode.vms.evm import fast_interpreter, speedups, trace
+from simnode.vms.evm.chain import EVMChain
+from simnode.vms.evm.execution import CallArgs, Executor
+from simnode.vms.evm.rules import AvalancheVM
+
+from .test_evm_engine import EWOQ, EWOQ_ADDR, make_chain
+
+TOKEN = json.loads((Path(__file__).parents[1] / "contracts" / "Token.json").read_text())
+TARGET = bytes.fromhex("c0" * 20)
+CALLEE = bytes.fromhex("c1" * 20)  # returns 32 bytes of CALLVALUE-independent data, logs once
+REVERTER = bytes.fromhex("c2" * 20)  # reverts with "no"
+GAS = 1_000_000
+
+
+@contextmanager
+def patches(on: bool) -> Iterator[None]:
+    """Run with every interpreter/trie speed-up on (as applied at import) or with py-evm's and
+    py-trie's originals."""
+    if on:
+        yield
+        return
+    fast_interpreter.restore()
+    _nodes.get_node_type = _hexary.get_node_type = speedups._ORIGINAL_GET_NODE_TYPE
+    _nodes.extract_key = _hexary.extract_key = speedups._ORIGINAL_EXTRACT_KEY
+    try:
+        yield
+    finally:
+        fast_interpreter.apply()
+        _nodes.get_node_type = _hexary.get_node_type = speedups.fast_get_node_type
+        _nodes.extract_key = _hexary.extract_key = speedups.fast_extract_key
+
+
+def both(fn: Any, *args: Any) -> Any:
+    with patches(False):
+        reference = fn(*args)
+    with patches(True):
+        fast = fn(*args)
+    assert fast == reference
+    return fast
+
+
+# ------------------------------------------------------------------ direct code execution
+
+
+def asm(*parts: str | int) -> bytes:
+    """Hex strings are raw bytes; ints become the shortest PUSH of that value."""
+    out = b""
+    for p in parts:
+        if isinstance(p, int):
+            n = max(1, (p.bit_length() + 7) // 8)
+            out += bytes([0x5F + n]) + p.to_bytes(n, "big")
+        else:
+            out += bytes.fromhex(p)
+    return out
+
+
+@cache
+def _chain() -> EVMChain:
+    c = make_chain()
+    c.automine = False
+    callee = asm(0xAA, 0, "52", 0, 32, "a0", 32, 0, "f3")  # MSTORE, LOG0, RETURN 32 bytes
+    reverter = asm("6c", "6e6f" + "00" * 11, 0, "52", 2, 13, "fd")  # REVERT with memory[13:15] = "no"
+
+    def setup(s: Any) -> None:
+        s.set_code(CALLEE, callee)
+        s.set_code(REVERTER, reverter)
+        s.set_storage(TARGET, 1, 7)
+    c.edit_state(setup)
+    return c
+
+
+def run_code(code: bytes, gas: int = GAS, data: bytes = b"", value: int = 0, tracer: str | None = None) -> tuple:
+    chain = _chain()
+    ex = Executor(chain)
+    vm_class = trace.TracingVM if tracer else None
+    state = ex.build_state(None, True, gas, vm_class=vm_class)
+    state.set_code(TARGET, code)
+    utx = AvalancheVM.create_unsigned_transaction(nonce=state.get_nonce(EWOQ_ADDR), gas_price=0, gas=gas, to=TARGET,
+                                                  value=value, data=data)
+    tr = trace.Tracer(tracer) if tracer else None
+    if tr:
+        trace._ACTIVE.append(tr)
+    try:
+        comp = state.apply_transaction(SpoofTransaction(utx, from_=EWOQ_ADDR))
+    finally:
+        if tr:
+            trace._ACTIVE.pop()
+    return (comp.is_error, repr(getattr(comp, "_error", None)), comp.output, comp.get_gas_remaining(), comp.get_gas_refund(),
+            comp.get_log_entries(), state.make_state_root(), tr and (tr.logs, tr.root))
+
+
+CASES = {
+    "jump to JUMPDEST": asm(4, "56", "fe", "5b", 1, 0, "55", "00"),
+    "jumpi taken / not taken": asm(0, 9, "57", 1, 9, "57", "fe", "5b", 0, "55"),
+    "jumpdest inside push data": asm("605b", 1, "56"),
+    "jumpi into push data": asm("605b", 1, 1, "57"),
+    "jumpdest 32 bytes into PUSH32": asm("7f" + "5b" * 32, 16, "56"),
+    "jumpdest right after PUSH32 data": asm(35, "56", "7f" + "00" * 32, "5b", "00"),
+    "jump to non-JUMPDEST": asm(0, "56"),
+    "jump past the end": asm(0xFFFF, "56"),
+    "jump to 2**255": asm(1 << 255, "56"),
+    "jumpi past the end": asm(1, 1 << 64, "57"),
+    "truncated push at the end": asm("7f0102"),
+    "out of gas in a loop": asm("5b", 0, "56"),
+    "stack underflow add": asm("01"),
+    "stack underflow jump": asm("56"),
+    "stack underflow jumpi": asm(1, "57"),
+    "stack underflow dup": asm(1, "81"),
+    "stack underflow swap": asm(1, "90"),
+    "stack underflow pop": asm("50"),
+    "stack overflow push": asm("5f" * 1025),
+    "stack overflow dup": asm("5f" + "80" * 1024),
+    "invalid opcode": asm(1, "0c"),
+    "designated invalid": asm("fe"),
+    "arithmetic": asm(5, 7, "03", 3, "01", 2, "0a", 1, 200, "1b", 3, "1c", "10", "11", "15", 1, "16", 0, "14", 0, "55"),
+    "memory expansion": asm(1, 0x2000, "52", 0x10, "51", 0x3000, "53", 0x20, 0, 0x4000, "37", "59", 0, "55",
+                            64, 0x1FF0, "f3"),
+    "memory expansion out of gas": asm(1, 1 << 32, "52"),
+    "sload sstore refund": asm(1, "54", 0, 1, "55", 0, "55"),
+    "call and return data": asm(32, 0, 0, 0, 0, int.from_bytes(CALLEE, "big"), 50_000, "f1", 0, "51", 0, "55",
+                                "3d", 0, "55"),
+    "call a reverting contract": asm(32, 0, 0, 0, 0, int.from_bytes(REVERTER, "big"), "5a", "f1", 0, "55",
+                                     "3d", 0, 0, "3e", 32, 0, "f3"),
+    "staticcall and delegatecall": asm(32, 0, 0, 0, int.from_bytes(CALLEE, "big"), "5a", "fa",
+                                       32, 0, 0, 0, int.from_bytes(CALLEE, "big"), "5a", "f4", "01", 0, "55"),
+    "create then call": asm("7f" + asm(0x2A, 0, "52", 32, 0, "f3").hex().ljust(64, "0"), 0, "52",
+                            32, 0, 0, "f0", "80", 0, "55", 32, 0, 0, 0, 0, "85", "5a", "f1", 0, "51", 1, "55"),
+    "create with failing init code": asm("60fe", 0, "53", 1, 0, 0, "f0", 0, "55"),
+    "deep recursion out of gas": asm(0, 0, 0, 0, 0, "30", "5a", "f1", 0, "55"),
+    "revert with data": asm(0xBEEF, 0, "52", 32, 0, "fd"),
+    "selfdestruct": asm(int.from_bytes(CALLEE, "big"), "ff"),
+}
+
+
+@pytest.mark.filterwarnings("ignore:SELFDESTRUCT opcode:DeprecationWarning")
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_code_cases_match_py_evm(name: str) -> None:
+    code = CASES[name]
+    for gas in (GAS, 60_000, 21_100):
+        both(run_code, code, gas)
+
+
+def test_debug_traces_unaffected() -> None:
+    for code in (CASES["call and return data"], CASES["memory expansion"], CASES["jumpdest inside push data"]):
+        for kind in ("struct", "call"):
+            result = both(run_code, code, GAS, b"", 0, kind)
+            assert result[-1] is not None
+
+
+OPS = [bytes([b]) for b in range(256)]
+# weighted towards what exercises the patched paths: pushes, jumps, stack and memory ops
+FAVOURED = st.sampled_from([b"\x5b", b"\x56", b"\x57", b"\x50", b"\x80", b"\x81", b"\x90", b"\x91", b"\x5f", b"\x01",
+                            b"\x03", b"\x15", b"\x52", b"\x51", b"\x53", b"\x54", b"\x55", b"\x5a", b"\x58", b"\xf3",
+                            b"\xfd", b"\x00", b"\x60\x00", b"\x60\x05", b"\x60\x5b", b"\x61\x00\x08", b"\x7f",
+                            b"\x60", b"\x61"])
+CODE = st.lists(st.one_of(FAVOURED, st.sampled_from(OPS)), max_size=48).map(b"".join)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# gas from 21,700 covers the intrinsic gas of any data drawn
+@given(code=CODE, gas=st.integers(21_700, 120_000), data=st.binary(max_size=40))
+def test_random_bytecode_matches_py_evm(code: bytes, gas: int, data: bytes) -> None:
+    both(run_code, code, gas, data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(code=st.lists(st.one_of(st.sampled_from([b"\x5b", b"\x60", b"\x7f", b"\x70"]), st.sampled_from(OPS)),
+                     max_size=120).map(b"".join))
+def test_valid_opcode_positions_match_py_evm(code: bytes) -> None:
+    original = fast_interpreter._ORIGINAL["is_valid_opcode"]
+    for pos in range(len(code) + 3):
+        assert fast_interpreter.is_valid_opcode(CodeStream(code), pos) == original(CodeStream(code), pos)
+
+
+# ------------------------------------------------------------------ ERC-20 transactions
+
+
+def _tx(nonce: int, to: bytes | None, data: bytes, gas: int = 3_000_000) -> bytes:
+    tx = {"chainId": 43112, "nonce": nonce, "value": 0, "gas": gas, "maxFeePerGas": 10**12,
+          "maxPriorityFeePerGas": 1, "type": 2, "data": data}
+    if to is not None:
+        tx["to"] = to_checksum_address(to)
+    return bytes(EWOQ.sign_transaction(tx).raw_transaction)
+
+
+def _erc20_run() -> tuple:
+    c = make_chain()
+    other = Account.from_key(b"\x07" * 32)
+    other_addr = bytes.fromhex(other.address[2:])
+    token = keccak(bytes([0xD6, 0x94]) + EWOQ_ADDR + b"\x80")[12:]
+    ctor = bytes.fromhex(TOKEN["bytecode"][2:]) + encode(["string", "string", "uint256"], ["T", "T", 10**24])
+    sel = {name: keccak(text=sig)[:4] for name, sig in (
+        ("transfer", "transfer(address,uint256)"), ("approve", "approve(address,uint256)"),
+        ("transferFrom", "transferFrom(address,address,uint256)"), ("balanceOf", "balanceOf(address)"))}
+    raws = [
+        _tx(0, None, ctor),
+        _tx(1, token, sel["transfer"] + encode(["address", "uint256"], [other.address, 10**20]), 100_000),
+        _tx(2, token, sel["approve"] + encode(["address", "uint256"], [other.address, 5 * 10**18]), 100_000),
+        # transferFrom by the owner itself without allowance for itself: reverts
+        _tx(3, token, sel["transferFrom"] + encode(["address", "address", "uint256"],
+                                                   [other.address, EWOQ.address, 1]), 100_000),
+        # more than the balance: reverts with a reason
+        _tx(4, token, sel["transfer"] + encode(["address", "uint256"], [other.address, 10**30]), 100_000),
+        # out of gas in the middle of a transfer
+        _tx(5, token, sel["transfer"] + encode(["address", "uint256"], [other.address, 1]), 30_000),
+    ]
+    for raw in raws:
+        c.submit_raw(raw)
+    # other spends its allowance with transferFrom (funded with gas money first)
+    c.edit_state(lambda s: s.set_balance(other_addr, 10**18))
+    spend = other.sign_transaction({
+        "chainId": 43112, "nonce": 0, "to": to_checksum_address(token), "value": 0, "gas": 100_000, "maxFeePerGas": 10**12,
+        "maxPriorityFeePerGas": 1, "type": 2,
+        "data": sel["transferFrom"] + encode(["address", "address", "uint256"], [EWOQ.address, other.address, 10**18])})
+    c.submit_raw(bytes(spend.raw_transaction))
+    ex = Executor(c)
+
+    def call(data: bytes) -> dict:
+        return ex.call_detailed(CallArgs(EWOQ_ADDR, token, None, None, None, None, 0, data, None, None), None)
+    failing = call(sel["transfer"] + encode(["address", "uint256"], [other.address, 10**30]))
+    balance = call(sel["balanceOf"] + encode(["address"], [other.address]))
+    blocks = [c.block(n) for n in range(1, c.head.number + 1)]
+    return ([(b.hash, b.header.state_root, b.header.receipt_root, b.header.gas_used, b.header.bloom) for b in blocks],
+            c.state_root, failing, balance)
+
+
+def test_erc20_transactions_match_py_evm() -> None:
+    blocks, _root, failing, balance = both(_erc20_run)
+    assert len(blocks) == 7
+    assert failing["errCode"] == 3 and failing["err"].startswith("execution reverted")
+    assert int(balance["returnData"], 16) == 10**20 + 10**18
