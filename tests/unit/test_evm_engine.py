@@ -312,3 +312,17 @@ def test_block_size_is_the_length_of_the_block_rlp():
         header = chain.head.header
         body = [header, [r if r[0] < 0x80 else rlp.decode(r) for r in raws], [], []]
         assert EVMChain._block_size(header, raws) == len(rlp.encode(body))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**64 - 1), st.integers(0, 2**256 - 1), st.binary(min_size=32, max_size=32),
+       st.binary(min_size=32, max_size=32))
+def test_account_rlp_matches_pyevm(nonce, balance, storage_root, code_hash):
+    from eth.rlp.accounts import Account as PyEvmAccount
+
+    from simnode.vms.evm.rules import account_from_rlp, account_rlp
+
+    acct = PyEvmAccount(nonce, balance, storage_root, code_hash)
+    encoded = rlp.encode(acct, sedes=PyEvmAccount)
+    assert account_rlp(acct) == encoded
+    assert account_from_rlp(encoded) == acct

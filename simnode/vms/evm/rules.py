@@ -20,7 +20,7 @@ from eth.validation import validate_length_lte
 from eth.vm.forks.cancun import CancunVM
 from eth_utils import ValidationError
 
-from . import speedups
+from . import speedups, trie_commit
 from .transfer import TransferFastPathState
 
 speedups.apply()
@@ -30,12 +30,42 @@ EMPTY_RLP_HASH = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc0
 ZERO_HASH = b"\x00" * 32
 
 
+def _uint(n: int) -> bytes:
+    return n.to_bytes((n.bit_length() + 7) // 8, "big")  # RLP's big-endian int: 0 is b""
+
+
+def account_rlp(a: Account) -> bytes:
+    """rlp.encode(a, sedes=Account), about five times cheaper."""
+    return trie_commit.encode([_uint(a.nonce), _uint(a.balance), a.storage_root, a.code_hash])
+
+
+def account_from_rlp(data: bytes) -> Account:
+    nonce, balance, storage_root, code_hash = trie_commit.decode(data)
+    return Account(int.from_bytes(nonce, "big"), int.from_bytes(balance, "big"), storage_root, code_hash)
+
+
 class FastAccountDB(AccountDB):
     """py-evm's AccountDB, but account updates build a new Account instead of `.copy()`
     (rlp Serializable.copy deep-copies: ~19 µs against ~3 µs, five times per transfer)."""
 
     # A block's account and storage trie changes are committed in one batch per trie.
     make_state_root = speedups.batched_make_state_root
+
+    def _get_account(self, address: bytes, from_journal: bool = True) -> Account:
+        # py-evm's, with the account RLP decoded by trie_commit's codec instead of rlp sedes
+        if from_journal:
+            cached = self._account_cache.get(address)
+            if cached is not None:
+                return cached
+        encoded = self._get_encoded_account(address, from_journal)
+        account = account_from_rlp(encoded) if encoded else Account()
+        if from_journal:
+            self._account_cache[address] = account
+        return account
+
+    def _set_account(self, address: bytes, account: Account) -> None:
+        self._account_cache[address] = account
+        self._journaltrie[address] = account_rlp(account)
 
     def _set_storage_root(self, address: bytes, new_storage_root: bytes) -> None:
         a = self._get_account(address)
