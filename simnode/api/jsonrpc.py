@@ -56,6 +56,13 @@ class _RawNumber(str):
     """A JSON number kept as its source text, so an `id` like 1.0 is echoed byte for byte."""
 
 
+def _result_reply(has_id: bool, id_bytes: bytes, result: Any) -> bytes | None:
+    """A call's success reply; nothing for a notification (no id)."""
+    if not has_id:
+        return None
+    return b'{"jsonrpc":"2.0","id":' + id_bytes + b',"result":' + orjson.dumps(result) + b"}"
+
+
 def _raw_id(body: bytes, parsed_id: Any) -> bytes:
     """The request id as raw JSON. Floats are re-read from the source to keep their spelling."""
     if isinstance(parsed_id, float):
@@ -266,9 +273,7 @@ class EthService:
             result = await self.call(req["method"], req.get("params"), extra)
         except Exception as exc:  # noqa: BLE001
             return self._failed(req, exc, has_id, id_bytes)
-        if not has_id:
-            return None
-        return b'{"jsonrpc":"2.0","id":' + id_bytes + b',"result":' + orjson.dumps(result) + b"}"
+        return _result_reply(has_id, id_bytes, result)
 
     @staticmethod
     def _envelope_head(req: Any, body: bytes | None) -> bytes | tuple[bool, bytes]:
@@ -314,18 +319,14 @@ class EthService:
             return self._failed(req, exc, has_id, id_bytes)
         if inspect.isawaitable(result):
             return self._finish(req, result, has_id, id_bytes)
-        if not has_id:
-            return None
-        return b'{"jsonrpc":"2.0","id":' + id_bytes + b',"result":' + orjson.dumps(result) + b"}"
+        return _result_reply(has_id, id_bytes, result)
 
     async def _finish(self, req: dict, pending: Awaitable[Any], has_id: bool, id_bytes: bytes) -> bytes | None:
         try:
             result = await pending
         except Exception as exc:  # noqa: BLE001
             return self._failed(req, exc, has_id, id_bytes)
-        if not has_id:
-            return None
-        return b'{"jsonrpc":"2.0","id":' + id_bytes + b',"result":' + orjson.dumps(result) + b"}"
+        return _result_reply(has_id, id_bytes, result)
 
     @staticmethod
     def _args(m: EthMethod, params: Any) -> list[Any]:
