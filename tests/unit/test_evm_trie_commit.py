@@ -21,7 +21,8 @@ from trie.exceptions import MissingTrieNode
 from simnode.crypto.hashing import keccak256
 from simnode.vms.evm import trie_commit
 from simnode.vms.evm.rules import FastAccountDB
-from simnode.vms.evm.trie_commit import BLANK_ROOT, commit_updates, decode, encode
+from simnode.vms.evm.rlpcodec import decode, encode, item_length, list_header
+from simnode.vms.evm.trie_commit import BLANK_ROOT, commit_updates
 
 from .test_evm_engine import EWOQ, KEYS, make_chain, signed
 
@@ -157,6 +158,19 @@ def test_rlp_codec_matches_pyrlp(item):
     enc = encode(item)
     assert enc == rlp.encode(item)
     assert decode(enc) == item
+    if isinstance(item, list):
+        assert enc == list_header(len(enc) - _header_len(enc)) + enc[_header_len(enc):]
+        assert item_length(len(enc) - _header_len(enc)) == len(enc)
+
+
+def _header_len(enc: bytes) -> int:
+    return 1 if enc[0] < 0xF8 else 1 + enc[0] - 0xF7
+
+
+@given(st.integers(0, 2**40))
+def test_list_header_and_item_length_match_pyrlp(n):
+    assert list_header(n) == rlp.codec.length_prefix(n, 0xC0)
+    assert item_length(n) == len(rlp.codec.length_prefix(n, 0x80)) + n
 
 
 def test_py_trie_reads_embedded_nodes():

@@ -43,6 +43,7 @@ from ...formats.ids import EVM_VM_ID, ZERO_ID
 from .db import StoreKV, atomic_db
 from .fees import ACP176_RULES, FeeState, fee_state_from_row
 from .mempool import Mempool, PoolError, PoolTx
+from .rlpcodec import item_length, list_header
 from .rules import BLACKHOLE, ZERO_HASH, AvalancheVM
 from .trieroot import ordered_trie_root
 
@@ -60,11 +61,6 @@ class ChainError(ValueError):
 
 def u64(n: int) -> bytes:
     return n.to_bytes(8, "big")
-
-
-def _rlp_len(payload: int) -> int:
-    """Length of an RLP item (string or list) whose payload is `payload` bytes long."""
-    return payload + 1 + (0 if payload < 56 else (payload.bit_length() + 7) // 8)
 
 
 def _hexint(v: Any) -> int:
@@ -238,13 +234,6 @@ def _unsigned_rlp(raw: bytes) -> bytes:
     return b"".join(rlp.encode(f) for f in rlp.decode(raw[1:])[:-3])
 
 
-def _list_prefix(n: int) -> bytes:
-    if n < 56:
-        return bytes((0xc0 + n,))
-    size = (n.bit_length() + 7) // 8
-    return bytes((0xf7 + size,)) + n.to_bytes(size, "big")
-
-
 def recover_sender(raw: bytes, tx: Any, unsigned: bytes) -> bytes:
     """ecrecover with coincurve (~4x cheaper than py-evm's path); `unsigned` as read_tx gives it."""
     try:
@@ -255,10 +244,10 @@ def recover_sender(raw: bytes, tx: Any, unsigned: bytes) -> bytes:
             else:
                 rec = (v - 35) % 2
                 payload = unsigned + rlp.encode(_int_bytes((v - 35) // 2)) + b"\x80\x80"
-            msg = _list_prefix(len(payload)) + payload
+            msg = list_header(len(payload)) + payload
         else:
             rec, r, s = tx.y_parity, tx.r, tx.s
-            msg = raw[:1] + _list_prefix(len(unsigned)) + unsigned
+            msg = raw[:1] + list_header(len(unsigned)) + unsigned
         if not (0 < r < _SECP256K1_N and 0 < s <= _SECP256K1_N // 2) or rec not in (0, 1):
             raise ChainError("invalid transaction v, r, s values")
         sig = r.to_bytes(32, "big") + s.to_bytes(32, "big") + bytes([rec])
@@ -433,8 +422,8 @@ class EVMChain:
     def _block_size(header: Any, raws: list[bytes]) -> int:
         """Length of the block's RLP [header, txs, uncles, withdrawals], counted, not encoded: a
         legacy tx is an RLP list already, a typed tx is a byte string inside the list."""
-        txs = sum(len(r) if r[0] >= 0xC0 else _rlp_len(len(r)) for r in raws)
-        return _rlp_len(len(rlp.encode(header)) + _rlp_len(txs) + 2)
+        txs = sum(len(r) if r[0] >= 0xC0 else item_length(len(r)) for r in raws)
+        return item_length(len(rlp.encode(header)) + item_length(txs) + 2)
 
     def _put_block_rows(self, batch: Any, header: Any, ms: int, fee: FeeState, raws: list[bytes],
                         senders: list[bytes], receipts: list[list], size: int, pre: bytes | None = None,
