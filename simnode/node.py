@@ -29,11 +29,14 @@ from .chains import ChainManager
 from .clock import Clock, VirtualClock, WallClock
 from .config import DEFAULT_VIRTUAL_START_MS, NodeConfig
 from .errors import NodeError
+from .profiling import Profiler
 from .crypto import bls
-from .formats.ids import ZERO_ID, id_to_str, node_id_to_str
+from .formats.ids import AVM_VM_ID, EVM_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID, ZERO_ID, id_to_str, node_id_to_str
 from .genesis import Genesis, build_genesis, load_genesis, load_network_genesis, rebased_start_time
 from .store import META, Snapshots, Store
+from .vms.avm import service as avm_service
 from .vms.chain import Chain, ChainContext
+from .vms.platform import service as platform_service
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 
 log = logging.getLogger("simnode")
@@ -60,6 +63,7 @@ class Node:
         self._tmpdir: str | None = None
         self.store: Store | None = None
         self.chains: dict[bytes, Chain] = {}
+        self._endpoints: dict[bytes, tuple[Chain, dict[str, Any]]] = {}  # chain ID -> (chain, its endpoints)
         self._aliases: dict[str, bytes] = {}
         self._chain_aliases: dict[bytes, list[str]] = {}
         self.endpoint_aliases: dict[str, str] = dict(DEFAULT_ENDPOINT_ALIASES)
@@ -72,7 +76,7 @@ class Node:
         self.node_id: bytes = staker_ids[0] if staker_ids else bytes(20)
         self.bls_key = bls.secret_key_from_seed(
             b"simnode-node-bls/" + self.config.seed.to_bytes(8, "big") + self.node_id)
-        self.profiler = admin_api.Profiler(self)
+        self.profiler = Profiler(lambda: self.data_dir / "profiles")
         self.chain_manager = ChainManager(self)  # L1 chains the P-Chain records (simnode/chains.py)
         self._runner: web.AppRunner | None = None
         self._clock_task: asyncio.Task[None] | None = None
@@ -118,14 +122,21 @@ class Node:
     def unregister_chain(self, chain_id: bytes) -> None:
         """Forget a chain and every alias of it (a revert removed its CreateChainTx)."""
         self.chains.pop(chain_id, None)
+        self._endpoints.pop(chain_id, None)
         for alias in self._chain_aliases.pop(chain_id, []):
             if self._aliases.get(alias) == chain_id:
                 del self._aliases[alias]
 
     def chain_endpoints(self, chain: Chain) -> dict[str, Any]:
-        endpoints = dict(chain.endpoints())
+        """The HTTP endpoints of a running chain by sub-path ("" for /ext/bc/<chain>, "/rpc", "/ws",
+        "/avax", "/admin"), built by its VM's service module on first use."""
+        cached = self._endpoints.get(chain.chain_id)
+        if cached is not None and cached[0] is chain:
+            return cached[1]
+        endpoints = build_chain_endpoints(chain)
         if "/admin" in endpoints and not self.config.api_admin_enabled:
             endpoints["/admin"] = disabled_endpoint("C-Chain admin API", "--api-admin-enabled")
+        self._endpoints[chain.chain_id] = (chain, endpoints)
         return endpoints
 
     def add_endpoint_alias(self, endpoint: str, alias: str) -> None:
@@ -292,6 +303,7 @@ class Node:
         for chain in list(self.chains.values()):
             chain.close()
         self.chains.clear()
+        self._endpoints.clear()
         self.chain_manager.close()
         self._aliases.clear()
         self._chain_aliases.clear()
@@ -311,6 +323,18 @@ class Node:
         handle = NodeThread(cls(config or NodeConfig(http_port=0, ephemeral=True)))
         handle.start()
         return handle
+
+
+def build_chain_endpoints(chain: Chain) -> dict[str, Any]:
+    """A chain's endpoints from its VM's service module (the node wires VMs to their APIs)."""
+    if chain.vm_id == PLATFORM_VM_ID:
+        return platform_service.build_endpoints(chain)  # type: ignore[arg-type]
+    if chain.vm_id == AVM_VM_ID:
+        return avm_service.build_endpoints(chain)  # type: ignore[arg-type]
+    if chain.vm_id in (EVM_VM_ID, SUBNET_EVM_VM_ID):
+        from .vms.evm.endpoints import build_endpoints  # py-evm: imported once an EVM chain runs
+        return build_endpoints(chain)  # type: ignore[arg-type]
+    return {}
 
 
 class NodeThread:

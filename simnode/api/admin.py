@@ -6,84 +6,18 @@ the request.
 
 from __future__ import annotations
 
-import cProfile
-import sys
-import threading
-import traceback
-import tracemalloc
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import logs
 from ..formats.hexenc import decode_bytes, encode_bytes
 from ..formats.ids import id_from_str
-from .jsonrpc import GorillaService, RPCError
+from ..profiling import stack_dump
+from ..rpc.jsonrpc import GorillaService, RPCError
 
 if TYPE_CHECKING:
     from ..node import Node
 
 MAX_ALIAS_LENGTH = 512
-CPU_PROFILE = "cpu.profile"
-MEM_PROFILE = "mem.profile"
-LOCK_PROFILE = "lock.profile"
-
-
-class Profiler:
-    """CPU (cProfile), memory (tracemalloc) and lock (thread stacks) profiles of this process."""
-
-    def __init__(self, node: Node) -> None:
-        self._node = node
-        self._cpu: cProfile.Profile | None = None
-
-    @property
-    def directory(self) -> Path:
-        d = self._node.data_dir / "profiles"
-        d.mkdir(parents=True, exist_ok=True)
-        return d
-
-    def start_cpu(self) -> None:
-        if self._cpu is not None:
-            raise RPCError("cpu profiler already running")
-        self._cpu = cProfile.Profile()
-        self._cpu.enable()
-
-    def stop_cpu(self) -> Path:
-        if self._cpu is None:
-            raise RPCError("cpu profiler doesn't exist")
-        self._cpu.disable()
-        path = self.directory / CPU_PROFILE
-        self._cpu.dump_stats(path)
-        self._cpu = None
-        return path
-
-    def memory(self) -> Path:
-        started_here = not tracemalloc.is_tracing()
-        if started_here:
-            tracemalloc.start()
-        snapshot = tracemalloc.take_snapshot()
-        if started_here:
-            tracemalloc.stop()
-        path = self.directory / MEM_PROFILE
-        snapshot.dump(str(path))
-        return path
-
-    def locks(self) -> Path:
-        path = self.directory / LOCK_PROFILE
-        path.write_text(stack_dump())
-        return path
-
-    def stop_all(self) -> None:
-        if self._cpu is not None:
-            self._cpu.disable()
-            self._cpu = None
-
-
-def stack_dump() -> str:
-    names = {t.ident: t.name for t in threading.enumerate()}
-    parts = []
-    for ident, frame in sys._current_frames().items():
-        parts.append(f"goroutine {ident} [{names.get(ident, 'unknown')}]:\n" + "".join(traceback.format_stack(frame)))
-    return "\n".join(parts)
 
 
 def _arg(params: dict[str, Any], key: str) -> str:

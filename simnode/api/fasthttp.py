@@ -27,7 +27,7 @@ from aiohttp import web
 from aiohttp.helpers import rfc822_formatted_time
 from aiohttp.http import SERVER_SOFTWARE
 
-from .jsonrpc import GETH_MEDIA_TYPES, EthService
+from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService
 from .server import Router
 
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ from aiohttp import web
 
 from ..formats.ids import id_to_str
 from ..formats.jsonnum import format_rfc3339
-from .jsonrpc import GorillaService
+from ..rpc.jsonrpc import GorillaService
 from .server import serve_gorilla
 
 if TYPE_CHECKING:

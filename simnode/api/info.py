@@ -13,7 +13,7 @@ from ..formats.ids import (
 )
 from ..formats.jsonnum import format_rfc3339
 from ..network import params_for
-from .jsonrpc import GorillaService, RPCError
+from ..rpc.jsonrpc import GorillaService, RPCError
 
 if TYPE_CHECKING:
     from ..node import Node

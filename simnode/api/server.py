@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from .jsonrpc import GETH_MEDIA_TYPES, EthService, GorillaService
+from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService, GorillaService
 
 if TYPE_CHECKING:
     from ..node import Node

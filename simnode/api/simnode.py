@@ -17,7 +17,7 @@ from ..clock import ClockError
 from ..errors import NodeError
 from ..formats.errors import FormatError
 from ..formats.jsonnum import format_rfc3339, parse_uint
-from .jsonrpc import GorillaService, RPCError
+from ..rpc.jsonrpc import GorillaService, RPCError
 
 if TYPE_CHECKING:
     from ..node import Node

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..config import NodeConfig
 from ..node import Node, NodeThread
-from . import trace as trace_mod
+from .trace import compare as compare_traces, read as read_trace, record as record_trace, write as write_trace
 from .accounts import Account
 from .errors import ScenarioError
 from .model import Scenario, load_scenario, scenario_from_dict
@@ -79,7 +79,7 @@ def run_on(handle: NodeThread, source: Any, *, vars: dict[str, Any] | None = Non
                     block_time=node.config.block_time, extra_accounts=extra_accounts, progress=progress, out=out)
     try:
         stats = runner.run(setup=setup)
-        tr = trace_mod.record(runner) if with_trace else None
+        tr = record_trace(runner) if with_trace else None
     finally:
         t.close()
     return ReplayResult(scenario, stats, runner.saved, runner.accounts, tr, runner.txs, runner)
@@ -102,10 +102,10 @@ def replay(source: Any, *, vars: dict[str, Any] | None = None, check: str | Path
         result = run_on(handle, scenario, progress=progress, transport=transport, out=out,
                         with_trace=with_trace or check is not None or record is not None)
         if record is not None and result.trace is not None:
-            trace_mod.write(result.trace, record)
+            write_trace(result.trace, record)
         if check is not None and result.trace is not None:
-            golden = trace_mod.read(check)
-            diff = trace_mod.compare(result.trace, golden)
+            golden = read_trace(check)
+            diff = compare_traces(result.trace, golden)
             if diff is not None:
                 raise TraceMismatch(f"{scenario.source}: diverges from {check}: {diff}")
         if serve is not None:

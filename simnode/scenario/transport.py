@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from ..api.jsonrpc import EthService, GorillaService
+from ..rpc.jsonrpc import EthService, GorillaService
 from ..api.server import Router
 
 

@@ -1,16 +1,15 @@
-"""What every chain gives the node: identity, aliases and its HTTP endpoints.
+"""What every chain gives the node: identity, aliases, reload/mine/close.
 
-A chain is built from a `ChainContext` (store, clock, genesis, config, the other chains) and
-returns its endpoints by sub-path: "" for /ext/bc/<chain>, "/rpc", "/ws", "/avax", "/admin".
-An endpoint is a `GorillaService`, an `EthService` (HTTP; /ws is served from the same service)
-or a plain aiohttp handler for anything else.
+A chain is built from a `ChainContext` (store, clock, genesis, config, the other chains). Its
+HTTP endpoints come from its VM's service module (the node wires them: see Node.chain_endpoints),
+so a VM never imports its own API.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..formats.ids import ZERO_ID, id_to_str
 from ..store import Snapshots, Store
@@ -74,8 +73,6 @@ class Chain(Protocol):
     name: str
     vm_id: bytes
     default_aliases: tuple[str, ...]
-
-    def endpoints(self) -> dict[str, Any]: ...
 
     def is_bootstrapped(self) -> bool: ...
 

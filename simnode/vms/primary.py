@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ..formats.ids import EVM_VM_ID, ZERO_ID
 from .avm.vm import XChainVM
@@ -49,9 +48,6 @@ class BootstrappingChain:
     @property
     def default_aliases(self) -> tuple[str, ...]:
         return self.spec.default_aliases
-
-    def endpoints(self) -> dict[str, Any]:
-        return {}
 
     def is_bootstrapped(self) -> bool:
         return False

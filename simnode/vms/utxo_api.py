@@ -12,14 +12,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from simnode.api.jsonrpc import RPCError
+from simnode.rpc.jsonrpc import RPCError
 from simnode.formats import FormatError
 from simnode.formats.address import format_address, parse_address_arg_with_alias
 from simnode.formats.hexenc import encode_bytes
 from simnode.formats.ids import ZERO_ID, ZERO_SHORT_ID, id_from_str, id_to_str
 from simnode.store import Batch, Store
 from simnode.vms import atomic
-from simnode.vms.params import dict_arg, encoding_arg, go_quote, str_arg, str_list_arg, uint_arg
+from simnode.rpc.params import dict_arg, encoding_arg, go_quote, str_arg, str_list_arg, uint_arg
 
 MAX_ADDRESSES = 1024
 MAX_PAGE_SIZE = 1024

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from simnode.api.jsonrpc import UNMARSHAL_ERROR, RPCError
+from simnode.rpc.jsonrpc import UNMARSHAL_ERROR, RPCError
 from simnode.codec import UTXO, TransferOutput
 from simnode.formats.address import format_address
 from simnode.formats.ids import ZERO_ID, id_from_str, id_to_str

@@ -163,7 +163,7 @@ def test_negative_vector_rejected_without_state_change(vec):
         vm.issue_tx(raw)
     assert str(err.value).startswith(EXPECTED_ERRORS[vec["variant"]]), str(err.value)
     # Through the API too (the same text, no prefix: avm.issueTx returns the error unwrapped).
-    from simnode.api.jsonrpc import RPCError
+    from simnode.rpc.jsonrpc import RPCError
 
     with pytest.raises(RPCError) as rpc_err:
         svc.issue_tx({"tx": encode_bytes(raw, "hex")})

@@ -15,6 +15,7 @@ from eth_utils import to_checksum_address
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from simnode.vms.evm.endpoints import build_endpoints
 from simnode.crypto.hashing import keccak256
 from simnode.vms.evm.chain import ChainError, EVMChain, read_tx, recover_sender
 from simnode.vms.evm.rules import AvalancheVM
@@ -257,7 +258,7 @@ def _send_body(raw: bytes, rid: int = 1) -> bytes:
 
 def test_send_raw_answers_at_once_unless_automine_waits() -> None:
     c = make_chain()
-    svc = c.endpoints()["/rpc"]
+    svc = build_endpoints(c)["/rpc"]
     c.automine = False
     raw = signed(EWOQ, 0)
     out = svc.handle_body_now(_send_body(raw))

@@ -3,7 +3,7 @@ import asyncio
 import orjson
 import pytest
 
-from simnode.api.jsonrpc import UNMARSHAL_ERROR, EthService, GorillaService, RPCError
+from simnode.rpc.jsonrpc import UNMARSHAL_ERROR, EthService, GorillaService, RPCError
 
 
 def run(coro):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from simnode.api.jsonrpc import RPCError
+from simnode.rpc.jsonrpc import RPCError
 from simnode.codec import encode_signed
 from simnode.formats import id_to_str
 from simnode.vms.platform import fees

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from simnode.api.jsonrpc import GorillaService, RPCError
+from simnode.rpc.jsonrpc import GorillaService, RPCError
 from simnode.codec import (
     UTXO,
     MintOperation,
@@ -33,7 +33,7 @@ from simnode.formats.hexenc import JSON, decode_bytes, encode_bytes
 from simnode.formats.ids import ZERO_ID, id_from_str, id_to_str
 from simnode.vms import txjson, utxo_api
 from simnode.vms.chain import lookup_chain
-from simnode.vms.params import bool_arg, encoding_arg, id_arg, str_arg, uint_arg
+from simnode.rpc.params import bool_arg, encoding_arg, id_arg, str_arg, uint_arg
 
 from .blocks import StandardBlock, parse_block
 from .state import decode_utxo_cached

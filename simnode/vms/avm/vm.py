@@ -18,7 +18,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from simnode.codec import CodecError, VerifyError
 from simnode.formats.ids import AVM_VM_ID, ZERO_ID, id_from_str, id_to_str
@@ -124,11 +124,6 @@ class XChainVM:
         self._init_genesis()
 
     # ------------------------------------------------------------------ Chain protocol
-
-    def endpoints(self) -> dict[str, Any]:
-        from .service import build_endpoints
-
-        return build_endpoints(self)
 
     def is_bootstrapped(self) -> bool:
         return True

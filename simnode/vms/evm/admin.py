@@ -12,18 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ... import logs
-from ...api import admin as node_admin
-from ...api.jsonrpc import GorillaService, Handler, RPCError
+from ...profiling import Profiler
+from ...rpc.jsonrpc import GorillaService, Handler, RPCError
 
 if TYPE_CHECKING:
     from .chain import EVMChain
-
-
-class _ProfileHome:
-    """What api.admin.Profiler needs from a node: a data dir."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.data_dir = data_dir
 
 
 class CChainAdminService(GorillaService):
@@ -47,7 +40,7 @@ def _data_dir(chain: EVMChain) -> Path:
 
 
 def build_admin(chain: EVMChain) -> GorillaService:
-    prof = node_admin.Profiler(_ProfileHome(_data_dir(chain)))  # type: ignore[arg-type]
+    prof = Profiler(lambda: _data_dir(chain) / "profiles")
     ok = {"success": True}
 
     def start_cpu(_: dict[str, Any]) -> dict:

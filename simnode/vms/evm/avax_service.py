@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...api.jsonrpc import GorillaService, RPCError
+from ...rpc.jsonrpc import GorillaService, RPCError
 from ...codec import CodecError
 from ...formats import FormatError
 from ...formats.hexenc import decode_bytes, encode_bytes
 from ...formats.ids import ZERO_ID, id_to_str
 from .. import utxo_api
 from ..chain import lookup_chain
-from ..params import encoding_arg, id_arg, str_arg
+from ...rpc.params import encoding_arg, id_arg, str_arg
 from .atomic_txs import AtomicTxError
 
 if TYPE_CHECKING:

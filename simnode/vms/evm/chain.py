@@ -338,12 +338,6 @@ class EVMChain:
         atomic = self.atomic
         return atomic is not None and atomic.has_pending()
 
-    def endpoints(self) -> dict[str, Any]:
-        if not hasattr(self, "_endpoints"):
-            from .service import build_endpoints
-            self._endpoints = build_endpoints(self)
-        return self._endpoints
-
     def is_bootstrapped(self) -> bool:
         return True
 

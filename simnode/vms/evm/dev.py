@@ -12,9 +12,9 @@ from eth.rlp.accounts import Account
 from trie import HexaryTrie
 from trie.iter import NodeIterator
 
-from ...api.jsonrpc import EthService, InvalidParams
+from ...rpc.jsonrpc import EthService, InvalidParams
 from .chain import ChainError
-from .service import hb, hx, parse_address, parse_data, parse_hash, parse_quantity
+from .rpcjson import hb, hx, parse_address, parse_data, parse_hash, parse_quantity
 
 if TYPE_CHECKING:
     from .service import EthAPI

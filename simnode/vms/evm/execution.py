@@ -15,9 +15,10 @@ from eth.vm.spoof import SpoofTransaction
 from eth_abi import decode as abi_decode
 from trie import HexaryTrie
 
-from ...api.jsonrpc import RPCError
+from ...rpc.jsonrpc import RPCError
 from ...crypto.hashing import keccak256
 from .chain import RPC_GAS_CAP, BlockInfo, ChainError
+from .rpcjson import parse_address, parse_quantity
 from .rules import AvalancheVM
 
 if TYPE_CHECKING:
@@ -313,7 +314,6 @@ def translate_validation(text: str) -> str:
 
 def apply_overrides(state: Any, overrides: dict) -> None:
     """geth state overrides: balance, nonce, code, state (replace all), stateDiff (patch)."""
-    from .service import parse_address, parse_quantity
     for addr_s, ov in overrides.items():
         addr = parse_address(addr_s)
         if not isinstance(ov, dict):

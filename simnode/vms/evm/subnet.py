@@ -66,17 +66,8 @@ class SubnetEVMChain(EVMChain):
         super().__init__(ctx, genesis_json=genesis, name=name, aliases=(), prefix=store_prefix(ctx.chain_id),
                          fee_rules=SubnetEVMFeeRules(fee_config), vm_id=SUBNET_EVM_VM_ID, subnet_id=subnet_id)
 
-    def endpoints(self) -> dict[str, Any]:
-        if not hasattr(self, "_endpoints"):
-            endpoints = dict(super().endpoints())
-            endpoints.pop("/avax", None)
-            svc = endpoints["/rpc"]
-            svc.register("eth_feeConfig", self._fee_config_rpc, 0, 1)
-            svc.register("eth_getChainConfig", self.chain_config_json)
-            self._endpoints = endpoints
-        return self._endpoints
-
-    def _fee_config_rpc(self, _block: Any = None) -> dict:
+    def fee_config_json(self, _block: Any = None) -> dict:
+        """eth_feeConfig."""
         # no feeManager precompile yet: the genesis feeConfig, never changed
         return {"feeConfig": self.fee_config.to_json(), "lastChangedAt": 0}
 

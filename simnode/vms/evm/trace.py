@@ -14,11 +14,11 @@ from eth.vm.chain_context import ChainContext
 from eth.vm.forks.cancun.computation import CancunComputation
 from eth.vm.opcode_values import CALL, CALLCODE, CREATE, CREATE2, DELEGATECALL, STATICCALL
 
-from ...api.jsonrpc import EthService, RPCError
+from ...rpc.jsonrpc import EthService, RPCError
 from .chain import BlockInfo, ChainError
 from .execution import revert_message, vm_error_text
 from .rules import AvalancheVM
-from .service import hb, hx, parse_hash
+from .rpcjson import hb, hx, parse_hash
 
 if TYPE_CHECKING:
     from .service import EthAPI

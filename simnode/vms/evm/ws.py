@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from aiohttp import WSMsgType, web
 
-from ...api.jsonrpc import EthService, InvalidParams
+from ...rpc.jsonrpc import EthService, InvalidParams
 from ...crypto.hashing import keccak256
-from .service import block_json, hb, pending_tx_json, tx_json
+from .rpcjson import block_json, hb, pending_tx_json, tx_json
 
 if TYPE_CHECKING:
     from .service import EthAPI

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from simnode.api.jsonrpc import RPCError
+from simnode.rpc.jsonrpc import GorillaService, RPCError
 from simnode.codec import UTXO, OutputOwners, decode_utxo, encode_utxo
 from simnode.codec.stakeable import StakeableLockOut
 from simnode.formats import (
@@ -25,7 +25,7 @@ from simnode.formats import (
 )
 from simnode.vms import txjson, utxo_api
 from simnode.vms.chain import lookup_chain
-from simnode.vms.params import go_quote
+from simnode.rpc.params import go_quote
 
 from . import blocks
 from . import txs as t
@@ -62,6 +62,10 @@ def _encoding(params: dict) -> str:
         return normalize_encoding(params.get("encoding"))
     except FormatError as e:
         raise RPCError(str(e)) from None
+
+
+def build_endpoints(vm: PlatformVM) -> dict[str, Any]:
+    return {"": GorillaService({"platform": build_service(vm)})}
 
 
 def build_service(vm: PlatformVM) -> dict[str, Any]:

@@ -14,7 +14,6 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from simnode.api.jsonrpc import GorillaService
 from simnode.codec import UTXO, CodecError, SignedTx, TransferOutput
 from simnode.crypto import bls
 from simnode.formats import id_to_str
@@ -90,11 +89,6 @@ class PlatformVM:
         self._reschedule()
 
     # ----------------------------------------------------------------------------- Chain protocol
-
-    def endpoints(self) -> dict[str, Any]:
-        from .service import build_service
-
-        return {"": GorillaService({"platform": build_service(self)})}
 
     def is_bootstrapped(self) -> bool:
         return True

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from simnode.api.jsonrpc import UNMARSHAL_ERROR, RPCError
+from simnode.rpc.jsonrpc import UNMARSHAL_ERROR, RPCError
 from simnode.formats import FormatError
 from simnode.formats.hexenc import normalize_encoding
 from simnode.formats.ids import ZERO_ID, id_from_str

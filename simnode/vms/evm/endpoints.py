@@ -1,0 +1,34 @@
+"""An EVM chain's HTTP endpoints, assembled: the eth service (service.py) with the dev methods,
+tracers, websocket and admin API; on the C-Chain the avax API (atomic txs), on an L1 chain
+subnet-EVM's extra methods instead. The node asks for them once a chain is running."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...rpc.jsonrpc import EthService, GorillaService
+from .admin import build_admin
+from .avax_service import build_avax_service
+from .chain import EVMChain
+from .dev import register_dev
+from .service import EthAPI, register_eth
+from .subnet import SubnetEVMChain
+from .trace import register_trace
+from .ws import make_ws_handler
+
+
+def build_endpoints(chain: EVMChain) -> dict[str, Any]:
+    svc = EthService()
+    api = EthAPI(chain)
+    register_eth(svc, api)
+    register_dev(svc, api)
+    register_trace(svc, api)
+    out: dict[str, Any] = {"/rpc": svc, "/ws": make_ws_handler(svc, api), "/admin": build_admin(chain)}
+    if isinstance(chain, SubnetEVMChain):  # subnet-EVM: no atomic txs, its own fee config and chain config
+        svc.register("eth_feeConfig", chain.fee_config_json, 0, 1)
+        svc.register("eth_getChainConfig", chain.chain_config_json)
+    elif chain.atomic is not None:  # the C-Chain: avax.* (and the seed's /native path, native.* alias)
+        out["/avax"] = out["/native"] = build_avax_service(chain)
+    else:
+        out["/avax"] = GorillaService()
+    return out

@@ -1,0 +1,225 @@
+"""geth's JSON shapes and param parsing for the EVM JSON-RPC: quantities, addresses, hashes and
+data in, tx/receipt/log/block JSON out. Shared by the eth service, the dev methods, the
+websocket and the tracers (service.py, dev.py, ws.py, trace.py).
+
+Block JSON is a Go map in coreth, so its keys are alphabetical; transactions, receipts and logs
+follow geth's field order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from eth_bloom import BloomFilter
+
+from ...crypto.hashing import keccak256
+from ...rpc.jsonrpc import InvalidParams
+from .atomic_txs import ext_data_hash
+from .fees import INITIAL_MIN_DELAY_EXCESS
+
+if TYPE_CHECKING:
+    from .chain import BlockInfo, EVMChain
+
+ZERO32 = "0x" + "00" * 32
+
+
+# ----------------------------------------------------------------------------- param parsing
+
+
+def parse_address(v: Any, arg: int = 0) -> bytes:
+    if not isinstance(v, str) or not v.startswith(("0x", "0X")):
+        raise InvalidParams(f"invalid argument {arg}: hex string without 0x prefix")
+    h = v[2:]
+    if len(h) != 40:
+        raise InvalidParams(f"invalid argument {arg}: hex string has length {len(h)}, want 40 for common.Address")
+    try:
+        return bytes.fromhex(h)
+    except ValueError:
+        raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
+
+
+def parse_quantity(v: Any, arg: int = 0) -> int:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if not isinstance(v, str) or not v.startswith(("0x", "0X")):
+        raise InvalidParams(f"invalid argument {arg}: hex string without 0x prefix")
+    h = v[2:]
+    if not h:
+        raise InvalidParams(f"invalid argument {arg}: hex string \"0x\"")
+    if len(h) > 1 and h[0] == "0":
+        raise InvalidParams(f"invalid argument {arg}: hex number with leading zero digits")
+    try:
+        return int(h, 16)
+    except ValueError:
+        raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
+
+
+def parse_data(v: Any, arg: int = 0) -> bytes:
+    if v is None:
+        return b""
+    if not isinstance(v, str) or not v.startswith(("0x", "0X")):
+        raise InvalidParams(f"invalid argument {arg}: hex string without 0x prefix")
+    h = v[2:]
+    if len(h) % 2:
+        raise InvalidParams(f"invalid argument {arg}: hex string of odd length")
+    try:
+        return bytes.fromhex(h)
+    except ValueError:
+        raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
+
+
+def parse_hash(v: Any, arg: int = 0) -> bytes:
+    b = parse_data(v, arg)
+    if len(b) != 32:
+        raise InvalidParams(f"invalid argument {arg}: hex string has length {len(b) * 2}, want 64 for common.Hash")
+    return b
+
+
+def hx(n: int) -> str:
+    return hex(n)
+
+
+def hb(b: bytes) -> str:
+    return "0x" + b.hex()
+
+
+# ----------------------------------------------------------------------------- formatting
+
+
+def tx_json(chain: EVMChain, tx: Any, sender: bytes, block: BlockInfo | None, index: int | None,
+            raw: bytes | None = None) -> dict:
+    type_id = tx.type_id or 0
+    h = tx.hash if raw is None else keccak256(raw)
+    out: dict[str, Any] = {
+        "blockHash": hb(block.hash) if block else None,
+        "blockNumber": hx(block.number) if block else None,
+        "from": hb(sender),
+        "gas": hx(tx.gas),
+    }
+    base_fee = block.header.base_fee_per_gas if block else None
+    if type_id == 2:
+        price = min(tx.max_fee_per_gas, base_fee + tx.max_priority_fee_per_gas) if base_fee is not None else tx.max_fee_per_gas
+        out["gasPrice"] = hx(price)
+        out["maxFeePerGas"] = hx(tx.max_fee_per_gas)
+        out["maxPriorityFeePerGas"] = hx(tx.max_priority_fee_per_gas)
+    else:
+        out["gasPrice"] = hx(tx.gas_price)
+    out["hash"] = hb(h)
+    out["input"] = hb(tx.data)
+    out["nonce"] = hx(tx.nonce)
+    out["to"] = hb(tx.to) if tx.to else None
+    out["transactionIndex"] = hx(index) if index is not None else None
+    out["value"] = hx(tx.value)
+    out["type"] = hx(type_id)
+    if type_id in (1, 2):
+        out["accessList"] = [{"address": hb(a), "storageKeys": ["0x" + k.to_bytes(32, "big").hex() for k in keys]}
+                             for a, keys in tx.access_list]
+        out["chainId"] = hx(tx.chain_id)
+        out["v"] = hx(tx.y_parity)
+        out["r"] = hx(tx.r)
+        out["s"] = hx(tx.s)
+        out["yParity"] = hx(tx.y_parity)
+    else:
+        v = tx.v
+        if v not in (27, 28):
+            out["chainId"] = hx((v - 35) // 2)
+        out["v"] = hx(v)
+        out["r"] = hx(tx.r)
+        out["s"] = hx(tx.s)
+    return out
+
+
+def log_json(block: BlockInfo, tx_index: int, log_index: int, lg: list) -> dict:
+    return {
+        "address": hb(lg[0]),
+        "topics": [hb(t) for t in lg[1]],
+        "data": hb(lg[2]),
+        "blockNumber": hx(block.number),
+        "transactionHash": hb(keccak256(block.raws[tx_index])),
+        "transactionIndex": hx(tx_index),
+        "blockHash": hb(block.hash),
+        "logIndex": hx(log_index),
+        "removed": False,
+    }
+
+
+def bloom_of(logs: list) -> int:
+    bloom = BloomFilter()
+    for lg in logs:
+        bloom.add(lg[0])
+        for t in lg[1]:
+            bloom.add(t)
+    return int(bloom)
+
+
+def receipt_json(block: BlockInfo, index: int) -> dict:
+    rc = block.receipts[index]
+    tx = block.txs[index]
+    first_log = sum(len(r[5]) for r in block.receipts[:index])
+    logs = [log_json(block, index, first_log + i, lg) for i, lg in enumerate(rc[5])]
+    out = {
+        "blockHash": hb(block.hash),
+        "blockNumber": hx(block.number),
+        "contractAddress": hb(rc[4]) if rc[4] else None,
+        "cumulativeGasUsed": hx(rc[1]),
+        "effectiveGasPrice": hx(rc[3]),
+        "from": hb(block.senders[index]),
+        "gasUsed": hx(rc[2]),
+        "logs": logs,
+        "logsBloom": "0x" + bloom_of(rc[5]).to_bytes(256, "big").hex(),
+        "status": hx(rc[0]),
+        "to": hb(tx.to) if tx.to else None,
+        "transactionHash": hb(keccak256(block.raws[index])),
+        "transactionIndex": hx(index),
+        "type": hx(tx.type_id or 0),
+    }
+    return out
+
+
+def block_json(chain: EVMChain, block: BlockInfo, full: bool) -> dict:
+    h = block.header
+    out: dict[str, Any] = {
+        "baseFeePerGas": hx(h.base_fee_per_gas),
+        "difficulty": hx(h.difficulty),
+        "extraData": hb(h.extra_data),
+        "gasLimit": hx(h.gas_limit),
+        "gasUsed": hx(h.gas_used),
+        "hash": hb(block.hash),
+        "logsBloom": "0x" + h.bloom.to_bytes(256, "big").hex(),
+        "miner": hb(h.coinbase),
+        "mixHash": hb(h.mix_hash),
+        "nonce": hb(h.nonce),
+        "number": hx(h.block_number),
+        "parentHash": hb(h.parent_hash),
+        "receiptsRoot": hb(h.receipt_root),
+        "sha3Uncles": hb(h.uncles_hash),
+        "size": hx(block.size),
+        "stateRoot": hb(h.state_root),
+        "timestamp": hx(h.timestamp),
+        "totalDifficulty": hx(h.block_number),
+        "transactionsRoot": hb(h.transaction_root),
+        "uncles": [],
+    }
+    c_chain = chain.atomic is not None  # only coreth's blocks carry atomic txs (extData*)
+    if c_chain:
+        out["blockExtraData"] = hb(block.ext)
+        out["extDataHash"] = hb(ext_data_hash(block.ext))
+    if block.number > 0:
+        out["blobGasUsed"] = hx(h.blob_gas_used)
+        out["blockGasCost"] = "0x0"
+        out["excessBlobGas"] = hx(h.excess_blob_gas)
+        if c_chain:
+            out["extDataGasUsed"] = hx(block.ext_gas)
+        out["minDelayExcess"] = hx(INITIAL_MIN_DELAY_EXCESS)
+        out["parentBeaconBlockRoot"] = hb(h.parent_beacon_block_root)
+        out["timestampMilliseconds"] = hx(block.ms)
+    if full:
+        out["transactions"] = [tx_json(chain, tx, block.senders[i], block, i, block.raws[i])
+                               for i, tx in enumerate(block.txs)]
+    else:
+        out["transactions"] = [hb(keccak256(r)) for r in block.raws]
+    return dict(sorted(out.items()))
+
+
+def pending_tx_json(chain: EVMChain, p: Any) -> dict:
+    return tx_json(chain, p.tx, p.sender, None, None, p.raw)
