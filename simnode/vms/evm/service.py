@@ -18,7 +18,7 @@ from ...rpc.jsonrpc import EthService, InvalidParams, RPCError
 from .accounts import address_of, dev_keys, sign_hash
 from .chain import BlockInfo, ChainError, EVMChain
 from .execution import CallArgs, Executor
-from .rpcjson import (block_json, hb, hx, log_json, parse_address, parse_data, parse_hash,
+from .rpcjson import (block_json, hb, header_json, hx, log_json, parse_address, parse_data, parse_hash,
                       parse_quantity, pending_tx_json, receipt_json, tx_json)
 
 CLIENT_VERSION = "v1.14.2"
@@ -277,7 +277,7 @@ class EthAPI:
                                      None)
         else:
             gas = args.gas
-        builder = chain.evm.get_vm().get_transaction_builder()
+        builder = chain.vm_class.get_transaction_builder()
         to = args.to or b""
         legacy = args.gas_price is not None or obj.get("type") in ("0x0", 0)
         if legacy:
@@ -394,13 +394,21 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
         b = api.resolve(tag, 0, allow_missing=True)
         return None if b is None else block_json(chain, b, bool(full))
     reg("eth_getBlockByNumber", block_by_number, 1, 2)
-    reg("eth_getHeaderByNumber", lambda tag: block_by_number(tag, False), 1)
+
+    def header_by_number(tag: Any) -> Any:
+        b = api.resolve(tag, 0, allow_missing=True)
+        return None if b is None else header_json(b)
+    reg("eth_getHeaderByNumber", header_by_number, 1)
 
     def block_by_hash(h: Any, full: Any = False) -> Any:
         b = chain.block_by_hash(parse_hash(h))
         return None if b is None else block_json(chain, b, bool(full))
     reg("eth_getBlockByHash", block_by_hash, 1, 2)
-    reg("eth_getHeaderByHash", lambda h: block_by_hash(h, False), 1)
+
+    def header_by_hash(h: Any) -> Any:
+        b = chain.block_by_hash(parse_hash(h))
+        return None if b is None else header_json(b)
+    reg("eth_getHeaderByHash", header_by_hash, 1)
 
     def count_by_number(tag: Any) -> Any:
         b = api.resolve(tag, 0, allow_missing=True)
