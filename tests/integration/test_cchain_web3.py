@@ -358,6 +358,45 @@ def test_websocket_logs_subscription(node, w3):
     asyncio.run(run())
 
 
+# coreth HeaderSerializable's JSON (gen_header_serializable_json.go): struct order, every key
+# present (null where the block's upgrades leave a field unset), hash last; no blockExtraData,
+# size, transactions, uncles or totalDifficulty, which only eth_getBlockBy* adds
+CORETH_HEADER_KEYS = [
+    "parentHash", "sha3Uncles", "miner", "stateRoot", "transactionsRoot", "receiptsRoot", "logsBloom", "difficulty",
+    "number", "gasLimit", "gasUsed", "timestamp", "extraData", "mixHash", "nonce", "extDataHash", "baseFeePerGas",
+    "extDataGasUsed", "blockGasCost", "blobGasUsed", "excessBlobGas", "parentBeaconBlockRoot",
+    "timestampMilliseconds", "minDelayExcess", "hash",
+]
+
+
+def test_new_heads_over_web3_websocket_provider(node, w3, rpc):
+    """web3.py's WebSocketProvider receives coreth's header JSON. web3.py leaves it unformatted (its
+    header heuristic does not know 5+ of coreth's keys), so the values arrive as the node sent them."""
+    from web3 import AsyncWeb3, WebSocketProvider
+
+    ws_url = node.url.replace("http://", "ws://") + "/ext/bc/C/ws"
+
+    async def run() -> dict:
+        async with AsyncWeb3(WebSocketProvider(ws_url)) as aw3:
+            sub = await aw3.eth.subscribe("newHeads")
+            await asyncio.get_running_loop().run_in_executor(
+                None, lambda: send(w3, EWOQ, {"to": "0x" + "42" * 20, "value": 5}))
+            async for message in aw3.socket.process_subscriptions():
+                assert message["subscription"] == sub
+                return dict(message["result"])
+        raise AssertionError("no newHeads notification")
+
+    head = asyncio.run(asyncio.wait_for(run(), 20))
+    assert list(head) == CORETH_HEADER_KEYS
+    block = call(rpc, "eth_getBlockByNumber", [head["number"], False])
+    assert head["hash"] == block["hash"] and head["parentHash"] == block["parentHash"]
+    # every header value equals the block's (all of this local block's optional fields are set)
+    assert {k: block[k] for k in CORETH_HEADER_KEYS} == head
+    assert set(block) - set(head) == {"blockExtraData", "size", "transactions", "uncles", "totalDifficulty"}
+    header = call(rpc, "eth_getHeaderByHash", [head["hash"]])
+    assert set(header) == set(head) | {"totalDifficulty"} and list(header) == sorted(header)
+
+
 def test_restart_persistence(tmp_path):
     cfg = NodeConfig(http_port=0, data_dir=tmp_path / "data")
     with Node.start_in_thread(cfg) as h:
