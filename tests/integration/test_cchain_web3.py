@@ -99,6 +99,15 @@ def test_identity_and_genesis(w3, rpc):
     # coreth's genesis keeps ExtDataHash zero; the hash is avalanchego's TestGenesisHash value
     assert g["extDataHash"] == "0x" + "00" * 32 and g["blockExtraData"] == "0x"
     assert g["hash"] == "0x608ddbd611241719b64642d8e152537e2a5bdf46b6ddb9e8f15340c5e007b8b1"
+    # past the last accepted block: coreth's error for blocks, headers and state; null for the
+    # lookups that drop it
+    for method, params in (("eth_getBlockByNumber", ["0xffffff", False]), ("eth_getHeaderByNumber", ["0xffffff"]),
+                           ("eth_getBalance", [EWOQ.address, "0xffffff"])):
+        with pytest.raises(RPCFailure) as info:
+            call(rpc, method, params)
+        assert info.value.error == {"code": -32000, "message": "cannot query unfinalized data"}, method
+    assert call(rpc, "eth_getBlockTransactionCountByNumber", ["0xffffff"]) is None
+    assert call(rpc, "eth_getBlockReceipts", ["0xffffff"]) is None
     assert w3.eth.get_balance(EWOQ.address, 0) == 0x295BE96E64066972000000
     cfg = call(rpc, "eth_getChainConfig")
     assert list(cfg) == sorted(cfg) and cfg["chainId"] == CHAIN_ID and cfg["cancunTime"] == 1607144400

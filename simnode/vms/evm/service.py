@@ -69,7 +69,13 @@ class EthAPI:
                     raise RPCError("header for hash not found")
                 return b
         n = parse_quantity(tag, arg)
-        b = chain.block(n) if n <= chain.head.number else None
+        if n > chain.head.number:
+            # coreth refuses what is past the last accepted block (allow-unfinalized-queries is off);
+            # the by-number tx count, tx and receipts lookups drop the error and answer null
+            if allow_missing:
+                return None
+            raise RPCError("cannot query unfinalized data")
+        b = chain.block(n)
         if b is None and not allow_missing:
             raise RPCError("header not found")
         return b
@@ -391,13 +397,11 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
     reg("eth_getTransactionCount", get_tx_count, 1, 2)
 
     def block_by_number(tag: Any, full: Any = False) -> Any:
-        b = api.resolve(tag, 0, allow_missing=True)
-        return None if b is None else block_json(chain, b, bool(full))
+        return block_json(chain, api.resolve(tag, 0), bool(full))
     reg("eth_getBlockByNumber", block_by_number, 1, 2)
 
     def header_by_number(tag: Any) -> Any:
-        b = api.resolve(tag, 0, allow_missing=True)
-        return None if b is None else header_json(b)
+        return header_json(api.resolve(tag, 0))
     reg("eth_getHeaderByNumber", header_by_number, 1)
 
     def block_by_hash(h: Any, full: Any = False) -> Any:
