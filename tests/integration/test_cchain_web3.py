@@ -332,8 +332,19 @@ def test_filters(w3, rpc):
     assert len(call(rpc, "eth_getFilterLogs", [lf])) == 1
     assert call(rpc, "eth_uninstallFilter", [lf]) is True
     assert rpc_error(rpc, "eth_getFilterChanges", [lf])["message"] == "filter not found"
-    fh = call(rpc, "eth_feeHistory", ["0x4", "latest", [50]])
-    assert len(fh["baseFeePerGas"]) == 5 and len(fh["reward"]) == 4
+    fh = call(rpc, "eth_feeHistory", ["0x4", "latest", [25, 75]])
+    head = w3.eth.block_number
+    n = min(4, head + 1)
+    # coreth: one base fee per block (geth adds the next block's), struct key order
+    assert list(fh) == ["oldestBlock", "reward", "baseFeePerGas", "gasUsedRatio"]
+    assert len(fh["baseFeePerGas"]) == n and len(fh["reward"]) == n and len(fh["reward"][0]) == 2
+    assert fh["oldestBlock"] == hex(head + 1 - n) and fh["baseFeePerGas"][-1] == hex(w3.eth.get_block(head).baseFeePerGas)
+    assert call(rpc, "eth_feeHistory", [0, "latest"]) == {"oldestBlock": "0x0", "gasUsedRatio": None}
+    assert call(rpc, "eth_feeHistory", ["2", "pending"])["oldestBlock"] == hex(head)
+    assert rpc_error(rpc, "eth_feeHistory", ["0x1", hex(head + 5)])["message"] == (
+        f"request beyond head block: requested {head + 5}, head {head}")
+    assert rpc_error(rpc, "eth_feeHistory", ["0x1", "latest", [50, 10]])["message"] == (
+        "invalid reward percentile: #0:50.000000 >= #1:10.000000")
     opts = call(rpc, "eth_suggestPriceOptions")
     assert set(opts) == {"slow", "normal", "fast"}
 
