@@ -19,7 +19,7 @@ import msgpack
 
 from .kv import KVBackend, LevelDBBackend, MemoryBackend
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: coreth block headers and accounts on the C-Chain
 
 # Node-level namespaces. Chains use their own prefix (see `chain_prefix`).
 META = b"meta/"

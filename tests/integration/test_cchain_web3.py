@@ -96,7 +96,18 @@ def test_identity_and_genesis(w3, rpc):
     assert g["gasLimit"] == "0x5f5e100"
     assert g["timestamp"] == "0x5fcb13d0"
     assert g["difficulty"] == "0x0"
-    assert g["extDataHash"] == "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421"
+    # coreth's genesis keeps ExtDataHash zero; the hash is avalanchego's TestGenesisHash value
+    assert g["extDataHash"] == "0x" + "00" * 32 and g["blockExtraData"] == "0x"
+    assert g["hash"] == "0x608ddbd611241719b64642d8e152537e2a5bdf46b6ddb9e8f15340c5e007b8b1"
+    # past the last accepted block: coreth's error for blocks, headers and state; null for the
+    # lookups that drop it
+    for method, params in (("eth_getBlockByNumber", ["0xffffff", False]), ("eth_getHeaderByNumber", ["0xffffff"]),
+                           ("eth_getBalance", [EWOQ.address, "0xffffff"])):
+        with pytest.raises(RPCFailure) as info:
+            call(rpc, method, params)
+        assert info.value.error == {"code": -32000, "message": "cannot query unfinalized data"}, method
+    assert call(rpc, "eth_getBlockTransactionCountByNumber", ["0xffffff"]) is None
+    assert call(rpc, "eth_getBlockReceipts", ["0xffffff"]) is None
     assert w3.eth.get_balance(EWOQ.address, 0) == 0x295BE96E64066972000000
     cfg = call(rpc, "eth_getChainConfig")
     assert list(cfg) == sorted(cfg) and cfg["chainId"] == CHAIN_ID and cfg["cancunTime"] == 1607144400
@@ -321,8 +332,19 @@ def test_filters(w3, rpc):
     assert len(call(rpc, "eth_getFilterLogs", [lf])) == 1
     assert call(rpc, "eth_uninstallFilter", [lf]) is True
     assert rpc_error(rpc, "eth_getFilterChanges", [lf])["message"] == "filter not found"
-    fh = call(rpc, "eth_feeHistory", ["0x4", "latest", [50]])
-    assert len(fh["baseFeePerGas"]) == 5 and len(fh["reward"]) == 4
+    fh = call(rpc, "eth_feeHistory", ["0x4", "latest", [25, 75]])
+    head = w3.eth.block_number
+    n = min(4, head + 1)
+    # coreth: one base fee per block (geth adds the next block's), struct key order
+    assert list(fh) == ["oldestBlock", "reward", "baseFeePerGas", "gasUsedRatio"]
+    assert len(fh["baseFeePerGas"]) == n and len(fh["reward"]) == n and len(fh["reward"][0]) == 2
+    assert fh["oldestBlock"] == hex(head + 1 - n) and fh["baseFeePerGas"][-1] == hex(w3.eth.get_block(head).baseFeePerGas)
+    assert call(rpc, "eth_feeHistory", [0, "latest"]) == {"oldestBlock": "0x0", "gasUsedRatio": None}
+    assert call(rpc, "eth_feeHistory", ["2", "pending"])["oldestBlock"] == hex(head)
+    assert rpc_error(rpc, "eth_feeHistory", ["0x1", hex(head + 5)])["message"] == (
+        f"request beyond head block: requested {head + 5}, head {head}")
+    assert rpc_error(rpc, "eth_feeHistory", ["0x1", "latest", [50, 10]])["message"] == (
+        "invalid reward percentile: #0:50.000000 >= #1:10.000000")
     opts = call(rpc, "eth_suggestPriceOptions")
     assert set(opts) == {"slow", "normal", "fast"}
 
@@ -354,6 +376,45 @@ def test_websocket_logs_subscription(node, w3):
             assert json.loads(await ws.recv())["result"] is True
 
     asyncio.run(run())
+
+
+# coreth HeaderSerializable's JSON (gen_header_serializable_json.go): struct order, every key
+# present (null where the block's upgrades leave a field unset), hash last; no blockExtraData,
+# size, transactions, uncles or totalDifficulty, which only eth_getBlockBy* adds
+CORETH_HEADER_KEYS = [
+    "parentHash", "sha3Uncles", "miner", "stateRoot", "transactionsRoot", "receiptsRoot", "logsBloom", "difficulty",
+    "number", "gasLimit", "gasUsed", "timestamp", "extraData", "mixHash", "nonce", "extDataHash", "baseFeePerGas",
+    "extDataGasUsed", "blockGasCost", "blobGasUsed", "excessBlobGas", "parentBeaconBlockRoot",
+    "timestampMilliseconds", "minDelayExcess", "hash",
+]
+
+
+def test_new_heads_over_web3_websocket_provider(node, w3, rpc):
+    """web3.py's WebSocketProvider receives coreth's header JSON. web3.py leaves it unformatted (its
+    header heuristic does not know 5+ of coreth's keys), so the values arrive as the node sent them."""
+    from web3 import AsyncWeb3, WebSocketProvider
+
+    ws_url = node.url.replace("http://", "ws://") + "/ext/bc/C/ws"
+
+    async def run() -> dict:
+        async with AsyncWeb3(WebSocketProvider(ws_url)) as aw3:
+            sub = await aw3.eth.subscribe("newHeads")
+            await asyncio.get_running_loop().run_in_executor(
+                None, lambda: send(w3, EWOQ, {"to": "0x" + "42" * 20, "value": 5}))
+            async for message in aw3.socket.process_subscriptions():
+                assert message["subscription"] == sub
+                return dict(message["result"])
+        raise AssertionError("no newHeads notification")
+
+    head = asyncio.run(asyncio.wait_for(run(), 20))
+    assert list(head) == CORETH_HEADER_KEYS
+    block = call(rpc, "eth_getBlockByNumber", [head["number"], False])
+    assert head["hash"] == block["hash"] and head["parentHash"] == block["parentHash"]
+    # every header value equals the block's (all of this local block's optional fields are set)
+    assert {k: block[k] for k in CORETH_HEADER_KEYS} == head
+    assert set(block) - set(head) == {"blockExtraData", "size", "transactions", "uncles", "totalDifficulty"}
+    header = call(rpc, "eth_getHeaderByHash", [head["hash"]])
+    assert set(header) == set(head) | {"totalDifficulty"} and list(header) == sorted(header)
 
 
 def test_restart_persistence(tmp_path):

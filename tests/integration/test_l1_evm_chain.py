@@ -73,7 +73,7 @@ def l1_web3(rpc: str) -> Web3:
 
 def window_of(rpc: str, number: int) -> list[int]:
     extra = bytes.fromhex(call(rpc, "eth_getBlockByNumber", [hex(number), False])["extraData"][2:])
-    assert len(extra) == 80
+    assert len(extra) == 86 and extra[80:] == b"\x00" * 6  # the window, then the (empty) warp predicate results
     return [int.from_bytes(extra[i:i + 8], "big") for i in range(0, 80, 8)]
 
 

@@ -3,6 +3,7 @@ building, persistence, snapshot/revert, and hypothesis properties on random tran
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import rlp
@@ -303,15 +304,22 @@ def test_dump_and_load_state_round_trip():
 
 
 def test_block_size_is_the_length_of_the_block_rlp():
+    """coreth's block RLP is [header, txs, uncles, version u32, extData]; subnet-EVM's has no
+    version or extData (and no withdrawals)."""
     chain = make_chain()
     legacy = bytes(EWOQ.sign_transaction({"chainId": 43112, "nonce": 0, "to": to_checksum_address(b"\x22" * 20),
                                           "value": 1, "gas": 21000, "gasPrice": 10**9}).raw_transaction)
     typed = signed(EWOQ, 1)
     big = signed(EWOQ, 2, gas=200_000)
+    header_rlp = chain.head.header.encode()
     for raws in ([], [legacy], [typed], [legacy, typed, big] * 40):
-        header = chain.head.header
-        body = [header, [r if r[0] < 0x80 else rlp.decode(r) for r in raws], [], []]
-        assert EVMChain._block_size(header, raws) == len(rlp.encode(body))
+        txs = [r if r[0] < 0x80 else rlp.decode(r) for r in raws]
+        for ext in (b"", b"\x00" * 300):
+            coreth_block = [rlp.decode(header_rlp), txs, [], 0, ext]
+            assert chain._block_size(header_rlp, raws, ext) == len(rlp.encode(coreth_block))
+        chain.header_rules = replace(chain.header_rules, coreth=False)
+        assert chain._block_size(header_rlp, raws, b"") == len(rlp.encode([rlp.decode(header_rlp), txs, []]))
+        chain.header_rules = replace(chain.header_rules, coreth=True)
 
 
 @settings(max_examples=300, deadline=None)

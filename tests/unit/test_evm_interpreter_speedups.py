@@ -96,7 +96,7 @@ def _chain() -> EVMChain:
 def run_code(code: bytes, gas: int = GAS, data: bytes = b"", value: int = 0, tracer: str | None = None) -> tuple:
     chain = _chain()
     ex = Executor(chain)
-    vm_class = trace.TracingVM if tracer else None
+    vm_class = trace.tracing_vm(chain.vm_class) if tracer else None
     state = ex.build_state(None, True, gas, vm_class=vm_class)
     state.set_code(TARGET, code)
     utx = AvalancheVM.create_unsigned_transaction(nonce=state.get_nonce(EWOQ_ADDR), gas_price=0, gas=gas, to=TARGET,

@@ -22,7 +22,7 @@ from simnode.vms.evm import transfer
 from simnode.vms.evm.chain import ChainError, EVMChain
 from simnode.vms.evm.execution import CallArgs, Executor
 from simnode.vms.evm.rules import BLACKHOLE, ZERO_HASH, AvalancheVM
-from simnode.vms.evm.trace import TracingVM
+from simnode.vms.evm.trace import tracing_vm
 from simnode.vms.evm.transfer import TransferComputation, is_plain_transfer
 
 from .test_evm_engine import EWOQ, KEYS, make_chain, signed
@@ -193,8 +193,8 @@ def test_other_transactions_take_the_full_path():
     assert plain(NEARLY_FULL, value=10) and not plain(NEARLY_FULL, value=11)  # the credit would overflow
     # debug tracing's computation class must see every message
     header = _vm(chain, root, 10**7).get_header()
-    traced = TracingVM(header=header, chaindb=chain.evm.chaindb, chain_context=ChainContext(chain.evm_chain_id),
-                       consensus_context=chain.evm.consensus_context).state
+    traced = tracing_vm(chain.vm_class)(header=header, chaindb=chain.evm.chaindb, chain_context=ChainContext(chain.evm_chain_id),
+                                        consensus_context=chain.evm.consensus_context).state
     assert not is_plain_transfer(traced, _sign("dynamic", key, 0, FRESH[0], 1, 21000, BASE_FEE, 0, b"", ()))
 
 

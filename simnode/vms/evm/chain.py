@@ -1,8 +1,10 @@
 """EVMChain: the C-Chain engine. Genesis, state reads, tx admission, block building and accept.
 
 Storage (all under the chain prefix, e.g. b"C/"):
-    s/<key>            py-evm's database (trie nodes, headers, canonical index), via StoreKV
-    b/<num u64>        block row (msgpack): header RLP, hash, time in ms, fee state, raw txs,
+    s/<key>            py-evm's database (trie nodes, code, and the canonical number -> block hash
+                       entries BLOCKHASH reads), via StoreKV
+    b/<num u64>        block row (msgpack): header RLP (coreth's or subnet-EVM's, headers.py) and
+                       its keccak, the block hash; time in ms, fee state, raw txs,
                        senders, receipts with logs, and on the C-Chain the atomic txs
                        (ext = blockExtraData, egu = extDataGasUsed)
     at/<atomic txID>   -> height u64 | signed atomic tx (atomic_pool.py; shared memory is
@@ -32,6 +34,7 @@ from eth._utils.address import generate_contract_address
 from eth.abc import SignedTransactionAPI
 from eth.chains.base import Chain as PyEvmChain
 from eth.constants import BLANK_ROOT_HASH, EMPTY_UNCLE_HASH
+from eth.db.schema import SchemaV1
 from eth.db.account import AccountDB
 from eth.vm.forks.berlin.transactions import AccessListTransaction, AccountAccesses
 from eth.vm.forks.cancun.headers import CancunBlockHeader
@@ -41,10 +44,12 @@ from eth_utils import ValidationError
 from ...crypto.hashing import keccak256
 from ...formats.ids import EVM_VM_ID, ZERO_ID
 from .db import StoreKV, atomic_db
+from ...network import params_for
 from .fees import ACP176_RULES, FeeState, fee_state_from_row
+from .headers import Header, HeaderRules, block_header, genesis_header
 from .mempool import Mempool, PoolError, PoolTx
 from .rlpcodec import item_length, list_header
-from .rules import BLACKHOLE, ZERO_HASH, AvalancheVM
+from .rules import BLACKHOLE, ZERO_HASH, AvalancheVM, CorethVM
 from .trieroot import ordered_trie_root
 
 log = logging.getLogger("simnode.evm")
@@ -77,10 +82,9 @@ class BlockInfo:
     __slots__ = ("_txs", "ext", "ext_gas", "fee", "hash", "header", "ms", "number", "pre", "raws", "receipts",
                  "senders", "size")
 
-    def __init__(self, row: dict, header: CancunBlockHeader | None = None) -> None:
+    def __init__(self, row: dict, coreth: bool, header: Header | None = None) -> None:
         # `header`: the already decoded row["hdr"], when the caller has it
-        self.header: CancunBlockHeader = header if header is not None else rlp.decode(row["hdr"],
-                                                                                      sedes=CancunBlockHeader)
+        self.header: Header = header if header is not None else Header.decode(row["hdr"], coreth)
         self.number: int = self.header.block_number
         self.hash: bytes = row["h"]
         self.ms: int = row["ms"]
@@ -278,12 +282,45 @@ def receipt_row(status: int, cum: int, used: int, price: int, contract: bytes | 
     return [status, cum, used, price, contract, logs]
 
 
+def evm_header(header: Header, **changes: Any) -> CancunBlockHeader:
+    """py-evm's header for executing on top of `header` (block context: number, time, coinbase,
+    gas limit, base fee); its own hash is never used."""
+    fields = dict(
+        parent_hash=header.parent_hash, uncles_hash=header.uncles_hash, coinbase=header.coinbase,
+        state_root=header.state_root, transaction_root=header.transaction_root, receipt_root=header.receipt_root,
+        bloom=header.bloom, difficulty=header.difficulty, block_number=header.block_number,
+        gas_limit=header.gas_limit, gas_used=header.gas_used, timestamp=header.timestamp,
+        extra_data=header.extra_data, mix_hash=header.mix_hash, nonce=header.nonce,
+        base_fee_per_gas=header.base_fee_per_gas or 0, withdrawals_root=BLANK_ROOT_HASH,
+        blob_gas_used=header.blob_gas_used or 0, excess_blob_gas=header.excess_blob_gas or 0,
+        parent_beacon_block_root=header.parent_beacon_block_root or ZERO_HASH)
+    fields.update(changes)
+    return CancunBlockHeader(**fields)
+
+
+def c_chain_header_rules(network_id: int) -> HeaderRules:
+    """coreth's: the network's upgrade times (AP3 base fee, AP4 block gas cost and extDataGasUsed)."""
+    u = params_for(network_id).upgrades
+    return HeaderRules(coreth=True, base_fee=u.apricot_phase3, block_gas_cost=u.apricot_phase4, durango=u.durango,
+                       etna=u.etna, granite=u.granite)
+
+
+# coreth registers the warp precompile at Durango: ApplyUpgrades gives its address nonce 1 and
+# code 0x01 (so it is not an empty account) in the first block at or after it, or in genesis
+WARP_ADDRESS = bytes.fromhex("0200000000000000000000000000000000000005")
+
+
+def _activate_warp(state: Any) -> None:
+    state.set_nonce(WARP_ADDRESS, 1)
+    state.set_code(WARP_ADDRESS, b"\x01")
+
+
 class EVMChain:
     """The C-Chain (or any EVM chain): engine + block production; no HTTP here."""
 
     def __init__(self, ctx: Any, *, genesis_json: dict | None = None, name: str = "C-Chain",
                  aliases: tuple[str, ...] = ("C", "evm"), prefix: bytes = b"C/", fee_rules: Any = None,
-                 vm_id: bytes = EVM_VM_ID, subnet_id: bytes = ZERO_ID) -> None:
+                 vm_id: bytes = EVM_VM_ID, subnet_id: bytes = ZERO_ID, header_rules: HeaderRules | None = None) -> None:
         self.ctx = ctx
         self.config = ctx.config
         self.store = ctx.store
@@ -298,10 +335,13 @@ class EVMChain:
         self.prefix = prefix
         self.genesis_json = genesis_json or ctx.genesis.c_chain_genesis.parsed
         self.evm_chain_id: int = int(self.genesis_json["config"]["chainId"])
+        # which header fields and account encoding: coreth's (C-Chain) or subnet-EVM's
+        self.header_rules = header_rules or c_chain_header_rules(self.config.network_id)
+        self.vm_class = CorethVM if self.header_rules.coreth else AvalancheVM
         self.kv = StoreKV(self.store, prefix + b"s/")
         self.db = atomic_db(self.kv)
         self.chain_class = PyEvmChain.configure(
-            __name__="AvalancheChain", vm_configuration=((0, AvalancheVM),), chain_id=self.evm_chain_id)
+            __name__="AvalancheChain", vm_configuration=((0, self.vm_class),), chain_id=self.evm_chain_id)
         self.pool = Mempool()
         self._blocks: OrderedDict[int, BlockInfo] = OrderedDict()
         self._view: AccountDB | None = None
@@ -364,23 +404,9 @@ class EVMChain:
         self.evm = self.chain_class(self.db)
         self._load_head()
 
-    def _genesis_header_params(self) -> tuple[dict, dict]:
-        g = self.genesis_json
-        params = {
-            "difficulty": _hexint(g.get("difficulty", "0x0")),
-            "gas_limit": _hexint(g.get("gasLimit", "0x5f5e100")),
-            "timestamp": _hexint(g.get("timestamp", "0x0")),
-            "extra_data": bytes.fromhex(g.get("extraData", "0x")[2:]),
-            "coinbase": bytes.fromhex(g.get("coinbase", "0x" + "00" * 20)[2:]),
-            "nonce": _hexint(g.get("nonce", "0x0")).to_bytes(8, "big"),
-            "mix_hash": bytes.fromhex(g.get("mixHash", "0x" + "00" * 32)[2:]),
-            "base_fee_per_gas": self.fee_rules.genesis_base_fee(g),  # C-Chain: AP3's 225 gwei, as coreth
-            "blob_gas_used": 0,
-            "excess_blob_gas": 0,
-            "parent_beacon_block_root": ZERO_HASH,
-        }
+    def _genesis_alloc(self) -> dict[bytes, dict]:
         alloc = {}
-        for addr, acct in (g.get("alloc") or {}).items():
+        for addr, acct in (self.genesis_json.get("alloc") or {}).items():
             a = bytes.fromhex(addr[2:] if addr.lower().startswith("0x") else addr)
             storage = {_hexint(k): _hexint(v) for k, v in (acct.get("storage") or {}).items()}
             alloc[a] = {
@@ -389,17 +415,28 @@ class EVMChain:
                 "code": bytes.fromhex((acct.get("code") or "0x")[2:]),
                 "storage": storage,
             }
-        return params, alloc
+        return alloc
 
     def _write_genesis(self) -> None:
-        params, alloc = self._genesis_header_params()
-        chain = self.chain_class.from_genesis(self.db, params, alloc)
-        header = chain.get_canonical_head()
+        """Block 0 as core.Genesis.toBlock makes it: precompiles active at the genesis time
+        first (coreth: warp from Durango), then the alloc."""
+        g = self.genesis_json
+        state = self.account_db(BLANK_ROOT_HASH)
+        timestamp = _hexint(g.get("timestamp", "0x0"))
+        if self.header_rules.coreth and timestamp >= self.header_rules.durango:
+            _activate_warp(state)
+        for addr, acct in self._genesis_alloc().items():
+            state.set_balance(addr, acct["balance"])
+            state.set_nonce(addr, acct["nonce"])
+            state.set_code(addr, acct["code"])
+            for slot, value in acct["storage"].items():
+                state.set_storage(addr, slot, value)
+        state.persist()
+        header = genesis_header(self.header_rules, g, state.state_root, self.fee_rules.genesis_base_fee(g))
         batch = self.store.batch()
+        base_fee = self.fee_rules.genesis_base_fee(g)
+        self._put_block_rows(batch, header, timestamp * 1000, self.fee_rules.genesis_state(base_fee), [], [], [])
         self.kv.flush_into(batch)
-        ms = header.timestamp * 1000
-        self._put_block_rows(batch, header, ms, self.fee_rules.genesis_state(header.base_fee_per_gas), [], [], [],
-                             size=self._block_size(header, []))
         batch.commit()
 
     def _load_head(self) -> None:
@@ -412,21 +449,26 @@ class EVMChain:
 
     # ------------------------------------------------------------------ rows
 
-    @staticmethod
-    def _block_size(header: Any, raws: list[bytes]) -> int:
-        """Length of the block's RLP [header, txs, uncles, withdrawals], counted, not encoded: a
-        legacy tx is an RLP list already, a typed tx is a byte string inside the list."""
+    def _block_size(self, header_rlp: bytes, raws: list[bytes], ext: bytes) -> int:
+        """Length of the block's RLP, counted, not encoded: coreth's [header, txs, uncles,
+        version u32, extData], subnet-EVM's [header, txs, uncles]. A legacy tx is an RLP list
+        already, a typed tx is a byte string inside the list."""
         txs = sum(len(r) if r[0] >= 0xC0 else item_length(len(r)) for r in raws)
-        return item_length(len(rlp.encode(header)) + item_length(txs) + 2)
+        body = len(header_rlp) + item_length(txs) + 1
+        if self.header_rules.coreth:
+            body += 1 + item_length(len(ext))
+        return item_length(body)
 
-    def _put_block_rows(self, batch: Any, header: Any, ms: int, fee: FeeState, raws: list[bytes],
-                        senders: list[bytes], receipts: list[list], size: int, pre: bytes | None = None,
+    def _put_block_rows(self, batch: Any, header: Header, ms: int, fee: FeeState, raws: list[bytes],
+                        senders: list[bytes], receipts: list[list], pre: bytes | None = None,
                         ext: bytes = b"", ext_gas: int = 0) -> bytes:
-        """Stage the block's rows in `batch`; returns the packed block row."""
+        """Stage the block's rows in `batch` (and its canonical hash in the py-evm overlay, which
+        the caller flushes into `batch`); returns the packed block row."""
         num = header.block_number
-        h = header.hash
-        row = {"hdr": rlp.encode(header), "h": h, "ms": ms, "fee": fee.to_row(),
-               "txs": raws, "from": senders, "rc": receipts, "size": size}
+        hdr = header.encode()
+        h = keccak256(hdr)
+        row = {"hdr": hdr, "h": h, "ms": ms, "fee": fee.to_row(),
+               "txs": raws, "from": senders, "rc": receipts, "size": self._block_size(hdr, raws, ext)}
         if pre is not None:
             row["pre"] = pre  # the state the block executed on (differs from the parent's after dev edits)
         if ext:
@@ -450,7 +492,17 @@ class EVMChain:
                 ch[self._key(b"la/", a, u64(num))] = b""
         ch[self._key(b"head")] = u64(num)
         ch[self._key(b"root")] = header.state_root
+        self.kv[SchemaV1.make_block_number_to_hash_lookup_key(num)] = rlp.encode(h)
         return packed
+
+    @property
+    def account_db_class(self) -> Any:
+        """rules.CorethAccountDB (C-Chain) or rules.FastAccountDB (subnet-EVM's Ethereum accounts)."""
+        return self.vm_class.get_state_class().get_account_db_class()
+
+    def account_db(self, state_root: bytes) -> AccountDB:
+        """The chain's account view at `state_root`."""
+        return self.account_db_class(self.db, state_root)
 
     def block(self, num: int) -> BlockInfo | None:
         info = self._blocks.get(num)
@@ -459,7 +511,7 @@ class EVMChain:
         raw = self.store.get(self._key(b"b/", u64(num)))
         if raw is None:
             return None
-        info = BlockInfo(msgpack.unpackb(raw, raw=False))
+        info = BlockInfo(msgpack.unpackb(raw, raw=False), self.header_rules.coreth)
         self._blocks[num] = info
         if len(self._blocks) > BLOCK_CACHE:
             self._blocks.popitem(last=False)
@@ -499,9 +551,9 @@ class EVMChain:
         """Read-only account view at `block` (None = latest, including dev edits)."""
         if block is None or block.number == self.head.number:
             if self._view is None:
-                self._view = AccountDB(self.db, self.state_root)
+                self._view = self.account_db(self.state_root)
             return self._view
-        return AccountDB(self.db, block.header.state_root)
+        return self.account_db(block.header.state_root)
 
     def nonce_of(self, addr: bytes) -> int:
         return self.view().get_nonce(addr)
@@ -689,6 +741,8 @@ class EVMChain:
             parent_beacon_block_root=ZERO_HASH,
         )
         vm = self.evm.get_vm(header)
+        if self._activates_warp(parent.header.timestamp, header.timestamp):
+            _activate_warp(vm.state)
         included: list[PoolTx] = []
         receipts = []
         rows: list[list] = []
@@ -737,21 +791,15 @@ class EVMChain:
         # or cost without use (a block object, two header copies, a formatted debug line)
         vm.state.persist()
         raws = [p.raw for p in included]
-        final_header = CancunBlockHeader(
-            parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=BLACKHOLE,
-            state_root=vm.state.state_root, transaction_root=ordered_trie_root(raws),
-            receipt_root=ordered_trie_root([r.encode() for r in receipts]), bloom=bloom, difficulty=1,
-            block_number=header.block_number, gas_limit=gas_limit, gas_used=cursor.gas_used,
-            timestamp=header.timestamp, extra_data=fee_after.encode(), mix_hash=ZERO_HASH, nonce=b"\x00" * 8,
-            base_fee_per_gas=base_fee, withdrawals_root=BLANK_ROOT_HASH, blob_gas_used=0, excess_blob_gas=0,
-            parent_beacon_block_root=ZERO_HASH,
-        )
-        self.evm.chaindb.persist_header(final_header)
+        final_header = block_header(
+            self.header_rules, parent=parent.header, parent_hash=parent.hash, state_root=vm.state.state_root,
+            transaction_root=ordered_trie_root(raws), receipt_root=ordered_trie_root([r.encode() for r in receipts]),
+            bloom=bloom, gas_limit=gas_limit, gas_used=cursor.gas_used, ts_ms=ts_ms, fee_extra=fee_after.encode(),
+            base_fee=base_fee, block_gas_cost=fee_state.block_gas_cost, ext=ext, ext_gas_used=ext_gas)
         batch = self.store.batch()
-        self.kv.flush_into(batch)
         packed = self._put_block_rows(batch, final_header, ts_ms, fee_after, raws, [p.sender for p in included],
-                                      rows, size=self._block_size(final_header, raws), pre=header.state_root,
-                                      ext=ext, ext_gas=ext_gas)
+                                      rows, pre=header.state_root, ext=ext, ext_gas=ext_gas)
+        self.kv.flush_into(batch)
         if built_atomic is not None:
             self.atomic.write_accepted(batch, built_atomic, final_header.block_number)
         batch.commit()
@@ -762,7 +810,7 @@ class EVMChain:
         for p in included:
             self.pool.remove(p.hash)
         # the new head straight from the row just committed (what _load_head would read back)
-        info = BlockInfo(msgpack.unpackb(packed, raw=False), final_header)
+        info = BlockInfo(msgpack.unpackb(packed, raw=False), self.header_rules.coreth, final_header)
         self._blocks.pop(info.number, None)
         self._blocks[info.number] = info
         if len(self._blocks) > BLOCK_CACHE:
@@ -776,6 +824,10 @@ class EVMChain:
             self._resolve(p.hash, False)
         self._emit("block", self.head)
         return self.head
+
+    def _activates_warp(self, parent_time: int, time: int) -> bool:
+        """Does a block at `time` (s) on a parent at `parent_time` cross coreth's Durango?"""
+        return self.header_rules.coreth and parent_time < self.header_rules.durango <= time
 
     def _resolve(self, h: bytes, ok: bool) -> None:
         for fut in self._waiters.pop(h, ()):
@@ -794,22 +846,23 @@ class EVMChain:
                     ts_ms = parent.ms + interval_s * 1000
                 else:
                     ts_ms = self._block_time_ms()
+                if self._activates_warp(parent.header.timestamp, ts_ms // 1000):
+                    # an upgrade that changes state: this one block is built the executing way
+                    self.kv.flush_into(batch)
+                    batch.commit()
+                    batch = self.store.batch()
+                    self.build_block(ts_ms, include_txs=False)
+                    continue
                 fee_state, base_fee, gas_limit = self.fee_rules.next_block_fees(parent.fee, parent.ms, ts_ms)
-                header = CancunBlockHeader(
-                    parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=BLACKHOLE,
-                    state_root=self.state_root, transaction_root=BLANK_ROOT_HASH, receipt_root=BLANK_ROOT_HASH,
-                    bloom=0, difficulty=1, block_number=parent.number + 1, gas_limit=gas_limit, gas_used=0,
-                    timestamp=ts_ms // 1000, extra_data=fee_state.encode(), mix_hash=ZERO_HASH,
-                    nonce=b"\x00" * 8, base_fee_per_gas=base_fee, withdrawals_root=BLANK_ROOT_HASH,
-                    blob_gas_used=0, excess_blob_gas=0, parent_beacon_block_root=ZERO_HASH,
-                )
-                self.evm.chaindb.persist_header(header)  # stays in kv.pending until the chunk ends
-                self._put_block_rows(batch, header, ts_ms, fee_state, [], [], [], size=self._block_size(header, []))
+                header = block_header(
+                    self.header_rules, parent=parent.header, parent_hash=parent.hash, state_root=self.state_root,
+                    transaction_root=BLANK_ROOT_HASH, receipt_root=BLANK_ROOT_HASH, bloom=0, gas_limit=gas_limit,
+                    gas_used=0, ts_ms=ts_ms, fee_extra=fee_state.encode(), base_fee=base_fee,
+                    block_gas_cost=fee_state.block_gas_cost)
+                # the canonical hash stays in kv.pending until the chunk ends
+                packed = self._put_block_rows(batch, header, ts_ms, fee_state, [], [], [])
                 # make the new head visible to the next iteration without a store round trip
-                row = {"hdr": rlp.encode(header), "h": header.hash, "ms": ts_ms,
-                       "fee": fee_state.to_row(),
-                       "txs": [], "from": [], "rc": [], "size": 0}
-                info = BlockInfo(row)
+                info = BlockInfo(msgpack.unpackb(packed, raw=False), self.header_rules.coreth, header)
                 self._blocks[info.number] = info
                 self.head = info
                 self._emit("block", info)
@@ -878,7 +931,7 @@ class EVMChain:
 
     def edit_state(self, fn: Callable[[AccountDB], None]) -> None:
         """Apply a direct state edit (anvil_setBalance & co.) on top of the latest state."""
-        acct = AccountDB(self.db, self.state_root)
+        acct = self.account_db(self.state_root)
         fn(acct)
         acct.persist()
         root = acct.state_root

@@ -15,6 +15,7 @@ from trie.iter import NodeIterator
 from ...rpc.jsonrpc import EthService, InvalidParams
 from .chain import ChainError
 from .rpcjson import hb, hx, parse_address, parse_data, parse_hash, parse_quantity
+from .rules import account_from_rlp, account_rlp
 
 if TYPE_CHECKING:
     from .service import EthAPI
@@ -37,7 +38,7 @@ def dump_state(api: EthAPI) -> dict:
     root = chain.state_root
     accounts: dict[str, Any] = {}
     for key, value in NodeIterator(HexaryTrie(chain.db, root)).items():
-        acct = rlp.decode(value, sedes=Account)
+        acct = account_from_rlp(value)
         storage = {}
         if acct.storage_root != BLANK_ROOT:
             for sk, sv in NodeIterator(HexaryTrie(chain.db, acct.storage_root)).items():
@@ -63,7 +64,7 @@ def load_state(api: EthAPI, doc: dict) -> None:
             chain.db[code_hash] = code
         acct = Account(nonce=int(a["nonce"]), balance=int(a["balance"], 16), storage_root=st.root_hash,
                        code_hash=code_hash)
-        state_trie[parse_data(key)] = rlp.encode(acct, sedes=Account)
+        state_trie[parse_data(key)] = account_rlp(acct, chain.account_db_class.account_tail)
     batch = chain.store.batch()
     chain.kv.flush_into(batch)
     batch.put(chain.prefix + b"root", state_trie.root_hash)

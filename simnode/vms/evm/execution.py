@@ -17,7 +17,7 @@ from trie import HexaryTrie
 
 from ...rpc.jsonrpc import RPCError
 from ...crypto.hashing import keccak256
-from .chain import RPC_GAS_CAP, BlockInfo, ChainError
+from .chain import RPC_GAS_CAP, BlockInfo, ChainError, evm_header
 from .rpcjson import parse_address, parse_quantity
 from .rules import AvalancheVM
 
@@ -82,19 +82,19 @@ class Executor:
 
     def _header_for(self, block: BlockInfo | None, free: bool, gas: int) -> Any:
         chain = self.chain
-        if block is None or block.number == chain.head.number:
-            hdr = chain.head.header.copy(state_root=chain.state_root)
-        else:
-            hdr = block.header
+        latest = block is None or block.number == chain.head.number
+        hdr = chain.head.header if latest else block.header
         changes: dict[str, Any] = {}
+        if latest:
+            changes["state_root"] = chain.state_root
         if free:
             changes["base_fee_per_gas"] = 0
-        elif block is None or block.number == chain.head.number:
+        elif latest:
             # "latest" executes like the next block would: with the next block's base fee
             changes["base_fee_per_gas"] = chain.next_base_fee()
         if gas > hdr.gas_limit:
             changes["gas_limit"] = gas
-        return hdr.copy(**changes) if changes else hdr
+        return evm_header(hdr, **changes)
 
     def build_state(self, block: BlockInfo | None, free: bool, gas: int, overrides: dict | None = None,
                     vm_class: Any = None) -> Any:
@@ -278,8 +278,7 @@ class Executor:
     def proof(self, address: bytes, slots: list[int], block: BlockInfo | None) -> dict:
         chain = self.chain
         root = chain.state_root if block is None or block.number == chain.head.number else block.header.state_root
-        from eth.db.account import AccountDB
-        view = AccountDB(chain.db, root)
+        view = chain.account_db(root)
         trie = HexaryTrie(chain.db, root)
         account_proof = ["0x" + rlp.encode(node).hex() for node in trie.get_proof(keccak256(address))]
         storage_root = view._get_storage_root(address)

@@ -11,6 +11,7 @@ State per block (coreth header extra, 24 bytes): capacity | excess | targetExces
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 MIN_TARGET_PER_SECOND = 1_000_000
 TARGET_CONVERSION = 1 << 25  # MaxTargetChangeRate(1024) * MaxTargetExcessDiff(2^15)
@@ -21,8 +22,6 @@ TIME_TO_FILL_CAPACITY = 5
 TARGET_TO_PRICE_UPDATE_CONVERSION = 87
 MAX_UINT64 = (1 << 64) - 1
 
-# Granite: initial minimum block delay excess (delay = 1 ms · e^(excess / 2^20) ≈ 2000 ms)
-INITIAL_MIN_DELAY_EXCESS = 7_970_124
 
 
 def fake_exponential(factor: int, numerator: int, denominator: int) -> int:
@@ -46,6 +45,7 @@ class FeeState:
     capacity: int = 0
     excess: int = 0
     target_excess: int = 0
+    block_gas_cost: ClassVar[int] = 0  # ACP-176 blocks (Granite on) pay no block gas cost
 
     def target(self) -> int:
         return calculate_price(MIN_TARGET_PER_SECOND, self.target_excess, TARGET_CONVERSION)
@@ -101,7 +101,10 @@ class ACP176FeeRules:
     name = "acp176"
 
     def genesis_base_fee(self, genesis_json: dict) -> int:
-        return AP3_INITIAL_BASE_FEE
+        given = genesis_json.get("baseFeePerGas")
+        if given is None:
+            return AP3_INITIAL_BASE_FEE
+        return int(given, 16) if isinstance(given, str) else int(given)
 
     def genesis_state(self, base_fee: int) -> FeeState:
         return FeeState()

@@ -3,7 +3,7 @@ data in, tx/receipt/log/block JSON out. Shared by the eth service, the dev metho
 websocket and the tracers (service.py, dev.py, ws.py, trace.py).
 
 Block JSON is a Go map in coreth, so its keys are alphabetical; transactions, receipts and logs
-follow geth's field order.
+follow geth's field order. The header parts come from headers.py.
 """
 
 from __future__ import annotations
@@ -14,14 +14,9 @@ from eth_bloom import BloomFilter
 
 from ...crypto.hashing import keccak256
 from ...rpc.jsonrpc import InvalidParams
-from .atomic_txs import ext_data_hash
-from .fees import INITIAL_MIN_DELAY_EXCESS
 
 if TYPE_CHECKING:
     from .chain import BlockInfo, EVMChain
-
-ZERO32 = "0x" + "00" * 32
-
 
 # ----------------------------------------------------------------------------- param parsing
 
@@ -176,48 +171,26 @@ def receipt_json(block: BlockInfo, index: int) -> dict:
     return out
 
 
+def header_json(block: BlockInfo) -> dict:
+    """eth_getHeaderBy*: coreth's rpcMarshalHeader (the header's fields and totalDifficulty)."""
+    out = block.header.rpc_fields(block.hash)
+    out["totalDifficulty"] = hx(block.number)  # difficulty is 1 per block after genesis
+    return dict(sorted(out.items()))
+
+
 def block_json(chain: EVMChain, block: BlockInfo, full: bool) -> dict:
-    h = block.header
-    out: dict[str, Any] = {
-        "baseFeePerGas": hx(h.base_fee_per_gas),
-        "difficulty": hx(h.difficulty),
-        "extraData": hb(h.extra_data),
-        "gasLimit": hx(h.gas_limit),
-        "gasUsed": hx(h.gas_used),
-        "hash": hb(block.hash),
-        "logsBloom": "0x" + h.bloom.to_bytes(256, "big").hex(),
-        "miner": hb(h.coinbase),
-        "mixHash": hb(h.mix_hash),
-        "nonce": hb(h.nonce),
-        "number": hx(h.block_number),
-        "parentHash": hb(h.parent_hash),
-        "receiptsRoot": hb(h.receipt_root),
-        "sha3Uncles": hb(h.uncles_hash),
-        "size": hx(block.size),
-        "stateRoot": hb(h.state_root),
-        "timestamp": hx(h.timestamp),
-        "totalDifficulty": hx(h.block_number),
-        "transactionsRoot": hb(h.transaction_root),
-        "uncles": [],
-    }
-    c_chain = chain.atomic is not None  # only coreth's blocks carry atomic txs (extData*)
-    if c_chain:
+    """eth_getBlockBy*: coreth's rpcMarshalBlock; `blockExtraData` only on the C-Chain."""
+    out = block.header.rpc_fields(block.hash)
+    out["size"] = hx(block.size)
+    if block.header.coreth:
         out["blockExtraData"] = hb(block.ext)
-        out["extDataHash"] = hb(ext_data_hash(block.ext))
-    if block.number > 0:
-        out["blobGasUsed"] = hx(h.blob_gas_used)
-        out["blockGasCost"] = "0x0"
-        out["excessBlobGas"] = hx(h.excess_blob_gas)
-        if c_chain:
-            out["extDataGasUsed"] = hx(block.ext_gas)
-        out["minDelayExcess"] = hx(INITIAL_MIN_DELAY_EXCESS)
-        out["parentBeaconBlockRoot"] = hb(h.parent_beacon_block_root)
-        out["timestampMilliseconds"] = hx(block.ms)
     if full:
         out["transactions"] = [tx_json(chain, tx, block.senders[i], block, i, block.raws[i])
                                for i, tx in enumerate(block.txs)]
     else:
         out["transactions"] = [hb(keccak256(r)) for r in block.raws]
+    out["uncles"] = []
+    out["totalDifficulty"] = hx(block.number)
     return dict(sorted(out.items()))
 
 

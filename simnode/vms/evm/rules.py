@@ -9,9 +9,15 @@ Differences from Ethereum that matter here:
 * plain value transfers are settled without py-evm's executor (transfer.py), same outcome.
 The coinbase is coreth's BlackholeAddr, so the priority fee goes to an address nobody controls
 (coreth credits it there too); the base fee is burned.
+
+Block hashes are coreth's (headers.py), not keccak of py-evm's header encoding: BLOCKHASH reads
+them from the canonical number -> hash entries the chain writes (chain.py). C-Chain accounts are
+coreth's five-field StateAccount (`CorethVM`); subnet-EVM's are Ethereum's four (`AvalancheVM`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from eth.abc import BlockAPI, BlockHeaderAPI
 from eth.db.account import AccountDB
@@ -21,26 +27,26 @@ from eth.vm.forks.cancun import CancunVM
 from eth_utils import ValidationError
 
 from . import rlpcodec, speedups
+from .headers import BLACKHOLE, ZERO_HASH  # noqa: F401 - the C-Chain's coinbase and zero hash, here for the VM's users
 from .transfer import TransferFastPathState
 
 speedups.apply()
 
-BLACKHOLE = bytes.fromhex("0100000000000000000000000000000000000000")
 EMPTY_RLP_HASH = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
-ZERO_HASH = b"\x00" * 32
 
 
 def _uint(n: int) -> bytes:
     return n.to_bytes((n.bit_length() + 7) // 8, "big")  # RLP's big-endian int: 0 is b""
 
 
-def account_rlp(a: Account) -> bytes:
-    """rlp.encode(a, sedes=Account), about five times cheaper."""
-    return rlpcodec.encode([_uint(a.nonce), _uint(a.balance), a.storage_root, a.code_hash])
+def account_rlp(a: Account, tail: tuple[bytes, ...] = ()) -> bytes:
+    """rlp.encode(a, sedes=Account), about five times cheaper; `tail`: fields after Ethereum's four."""
+    return rlpcodec.encode([_uint(a.nonce), _uint(a.balance), a.storage_root, a.code_hash, *tail])
 
 
 def account_from_rlp(data: bytes) -> Account:
-    nonce, balance, storage_root, code_hash = rlpcodec.decode(data)
+    """Ethereum's four fields (coreth's fifth, isMultiCoin, is always false here)."""
+    nonce, balance, storage_root, code_hash = rlpcodec.decode(data)[:4]
     return Account(int.from_bytes(nonce, "big"), int.from_bytes(balance, "big"), storage_root, code_hash)
 
 
@@ -50,6 +56,7 @@ class FastAccountDB(AccountDB):
 
     # A block's account and storage trie changes are committed in one batch per trie.
     make_state_root = speedups.batched_make_state_root
+    account_tail: tuple[bytes, ...] = ()  # account fields after Ethereum's four
 
     def _get_account(self, address: bytes, from_journal: bool = True) -> Account:
         # py-evm's, with the account RLP decoded by rlpcodec instead of pyrlp's sedes
@@ -65,7 +72,7 @@ class FastAccountDB(AccountDB):
 
     def _set_account(self, address: bytes, account: Account) -> None:
         self._account_cache[address] = account
-        self._journaltrie[address] = account_rlp(account)
+        self._journaltrie[address] = account_rlp(account, self.account_tail)
 
     def _set_storage_root(self, address: bytes, new_storage_root: bytes) -> None:
         a = self._get_account(address)
@@ -88,6 +95,13 @@ class FastAccountDB(AccountDB):
     def increment_nonce(self, address: bytes) -> None:
         a = self._get_account(address)
         self._set_account(address, Account(a.nonce + 1, a.balance, a.storage_root, a.code_hash))
+
+
+class CorethAccountDB(FastAccountDB):
+    """coreth's StateAccount RLP ends with isMultiCoin (libevm extras), so every C-Chain account,
+    and so the state root, has it: false (0x80), as only AVAX crosses to the C-Chain here."""
+
+    account_tail = (b"",)
 
 
 AvalancheState = TransferFastPathState.configure(__name__="AvalancheState", account_db_class=FastAccountDB)
@@ -116,3 +130,14 @@ class AvalancheVM(CancunVM):
     def validate_block(self, block: BlockAPI) -> None:
         # Blocks are only ever built here; the builder fills every field.
         return None
+
+    @property
+    def previous_hashes(self) -> Iterator[bytes]:
+        """The 256 ancestors' hashes for BLOCKHASH, parent first: the chain's canonical entries."""
+        number = self.get_header().block_number
+        canonical = self.chaindb.get_canonical_block_hash
+        return (canonical(n) for n in range(number - 1, max(number - 257, -1), -1))
+
+
+CorethVM = AvalancheVM.configure(
+    __name__="CorethVM", _state_class=AvalancheState.configure(__name__="CorethState", account_db_class=CorethAccountDB))

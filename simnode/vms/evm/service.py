@@ -18,10 +18,13 @@ from ...rpc.jsonrpc import EthService, InvalidParams, RPCError
 from .accounts import address_of, dev_keys, sign_hash
 from .chain import BlockInfo, ChainError, EVMChain
 from .execution import CallArgs, Executor
-from .rpcjson import (block_json, hb, hx, log_json, parse_address, parse_data, parse_hash,
+from .rpcjson import (block_json, hb, header_json, hx, log_json, parse_address, parse_data, parse_hash,
                       parse_quantity, pending_tx_json, receipt_json, tx_json)
 
 CLIENT_VERSION = "v1.14.2"
+FEE_HISTORY_MAX_CALL_BLOCKS = 2048  # coreth gasprice.DefaultMaxCallBlockHistory
+FEE_HISTORY_MAX_DEPTH = 25_000  # DefaultMaxBlockHistory: how far behind the last accepted block
+FEE_HISTORY_MAX_PERCENTILES = 100
 MAX_LOG_RANGE = 100_000
 FILTER_TIMEOUT_S = 300
 
@@ -69,7 +72,13 @@ class EthAPI:
                     raise RPCError("header for hash not found")
                 return b
         n = parse_quantity(tag, arg)
-        b = chain.block(n) if n <= chain.head.number else None
+        if n > chain.head.number:
+            # coreth refuses what is past the last accepted block (allow-unfinalized-queries is off);
+            # the by-number tx count, tx and receipts lookups drop the error and answer null
+            if allow_missing:
+                return None
+            raise RPCError("cannot query unfinalized data")
+        b = chain.block(n)
         if b is None and not allow_missing:
             raise RPCError("header not found")
         return b
@@ -277,7 +286,7 @@ class EthAPI:
                                      None)
         else:
             gas = args.gas
-        builder = chain.evm.get_vm().get_transaction_builder()
+        builder = chain.vm_class.get_transaction_builder()
         to = args.to or b""
         legacy = args.gas_price is not None or obj.get("type") in ("0x0", 0)
         if legacy:
@@ -314,6 +323,33 @@ class EthAPI:
         h = self.chain.submit_tx(tx, raw, sender)
         await self._wait_automine(h)
         return hb(h)
+
+
+def _hex_or_decimal(v: Any) -> int:
+    """math.HexOrDecimal64: a JSON number, a 0x quantity or a decimal string."""
+    if isinstance(v, str) and not v.lower().startswith("0x"):
+        try:
+            return int(v, 10)
+        except ValueError:
+            raise InvalidParams(f"invalid argument 0: invalid hex or decimal integer {v!r}") from None
+    return parse_quantity(v, 0)
+
+
+def _block_rewards(block: BlockInfo, base_fee: int, percentiles: list[float]) -> list[int]:
+    """slimBlock.processPercentiles: the tip at each gas-used percentile, txs sorted by tip."""
+    if not block.receipts:
+        return [0] * len(percentiles)
+    txs = sorted(((rc[3] - base_fee, rc[2]) for rc in block.receipts), key=lambda t: t[0])
+    gas_used = block.header.gas_used
+    out = []
+    index, total = 0, txs[0][1]
+    for p in percentiles:
+        threshold = int(gas_used * p / 100)
+        while total < threshold and index < len(txs) - 1:
+            index += 1
+            total += txs[index][1]
+        out.append(txs[index][0])
+    return out
 
 
 def _raw_of(tx: Any) -> bytes:
@@ -391,16 +427,22 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
     reg("eth_getTransactionCount", get_tx_count, 1, 2)
 
     def block_by_number(tag: Any, full: Any = False) -> Any:
-        b = api.resolve(tag, 0, allow_missing=True)
-        return None if b is None else block_json(chain, b, bool(full))
+        return block_json(chain, api.resolve(tag, 0), bool(full))
     reg("eth_getBlockByNumber", block_by_number, 1, 2)
-    reg("eth_getHeaderByNumber", lambda tag: block_by_number(tag, False), 1)
+
+    def header_by_number(tag: Any) -> Any:
+        return header_json(api.resolve(tag, 0))
+    reg("eth_getHeaderByNumber", header_by_number, 1)
 
     def block_by_hash(h: Any, full: Any = False) -> Any:
         b = chain.block_by_hash(parse_hash(h))
         return None if b is None else block_json(chain, b, bool(full))
     reg("eth_getBlockByHash", block_by_hash, 1, 2)
-    reg("eth_getHeaderByHash", lambda h: block_by_hash(h, False), 1)
+
+    def header_by_hash(h: Any) -> Any:
+        b = chain.block_by_hash(parse_hash(h))
+        return None if b is None else header_json(b)
+    reg("eth_getHeaderByHash", header_by_hash, 1)
 
     def count_by_number(tag: Any) -> Any:
         b = api.resolve(tag, 0, allow_missing=True)
@@ -504,45 +546,51 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
     reg("eth_getChainConfig", lambda: chain_config_json(chain))
 
     def fee_history(count: Any, newest: Any, percentiles: Any = None) -> dict:
-        n = parse_quantity(count, 0) if not isinstance(count, int) else count
-        n = max(0, min(n, 1024))
-        last = api.resolve(newest, 1)
-        assert last is not None
-        first = max(0, last.number - n + 1)
+        """coreth's oracle (eth/gasprice/feehistory.go): one base fee per block (no next-block
+        entry, unlike geth), at most 2048 blocks, none past the last accepted block."""
+        blocks = _hex_or_decimal(count)
+        pcts = list(percentiles or [])
+        if blocks < 1:
+            return {"oldestBlock": "0x0", "gasUsedRatio": None}
+        if len(pcts) > FEE_HISTORY_MAX_PERCENTILES:
+            raise ChainError(f"invalid reward percentile: over the query limit {FEE_HISTORY_MAX_PERCENTILES}")
+        blocks = min(blocks, FEE_HISTORY_MAX_CALL_BLOCKS)
+        for i, p in enumerate(pcts):
+            if p < 0 or p > 100:
+                raise ChainError(f"invalid reward percentile: {p:f}")
+            if i > 0 and p <= pcts[i - 1]:
+                raise ChainError(f"invalid reward percentile: #{i - 1}:{pcts[i - 1]:f} >= #{i}:{p:f}")
+        head = chain.head.number
+        tag = newest.lower() if isinstance(newest, str) else newest
+        if tag == "pending":  # no pending block: up to the latest, one block fewer
+            tag, blocks = "latest", blocks - 1
+            if blocks == 0:
+                return {"oldestBlock": "0x0", "gasUsedRatio": None}
+        if tag in ("latest", "accepted", "safe", "finalized"):
+            last = head
+        else:
+            last = 0 if tag == "earliest" else parse_quantity(newest, 1)
+            if head > FEE_HISTORY_MAX_DEPTH - 1 and head - (FEE_HISTORY_MAX_DEPTH - 1) > last:
+                raise ChainError(f"request beyond historical limit: requested {last}, head {head}")
+            if last > head:
+                raise ChainError(f"request beyond head block: requested {last}, head {head}")
+        blocks = min(blocks, last + 1, last + FEE_HISTORY_MAX_DEPTH - head)
+        oldest = last + 1 - blocks
         base_fees, ratios, rewards = [], [], []
-        for num in range(first, last.number + 1):
+        for num in range(oldest, last + 1):
             b = chain.block(num)
             assert b is not None
-            base_fees.append(hx(b.header.base_fee_per_gas))
-            ratios.append(b.header.gas_used / b.header.gas_limit if b.header.gas_limit else 0)
-            if percentiles:
-                base = b.header.base_fee_per_gas
-                tips = sorted((rc[3] - base, rc[2]) for rc in b.receipts)
-                row = []
-                for pc in percentiles:
-                    if not tips:
-                        row.append("0x0")
-                        continue
-                    threshold = b.header.gas_used * pc / 100
-                    acc = 0
-                    val = tips[-1][0]
-                    for tip, used in tips:
-                        acc += used
-                        if acc >= threshold:
-                            val = tip
-                            break
-                    row.append(hx(val))
-                rewards.append(row)
-        if last.number == chain.head.number:
-            base_fees.append(hx(chain.next_base_fee()))
-        else:
-            nb = chain.block(last.number + 1)
-            base_fees.append(hx(nb.header.base_fee_per_gas if nb else 0))
-        out: dict[str, Any] = {"oldestBlock": hx(first), "baseFeePerGas": base_fees, "gasUsedRatio": ratios}
-        if percentiles:
+            h = b.header
+            base = h.base_fee_per_gas or 0
+            base_fees.append(hx(base))
+            ratios.append(h.gas_used / h.gas_limit)
+            if pcts:
+                rewards.append([hx(r) for r in _block_rewards(b, base, pcts)])
+        out: dict[str, Any] = {"oldestBlock": hx(oldest)}
+        if pcts:
             out["reward"] = rewards
-        if n == 0:
-            return {"oldestBlock": "0x0", "baseFeePerGas": [], "gasUsedRatio": []}
+        out["baseFeePerGas"] = base_fees
+        out["gasUsedRatio"] = ratios
         return out
     reg("eth_feeHistory", fee_history, 2, 3)
 

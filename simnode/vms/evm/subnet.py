@@ -12,7 +12,9 @@ import json
 from typing import Any
 
 from ...formats.ids import SUBNET_EVM_VM_ID
+from ...network import params_for
 from .chain import EVMChain
+from .headers import HeaderRules
 from .subnet_fees import FeeConfigError, SubnetEVMFeeRules, SubnetFeeConfig
 
 # subnet-evm's upgrade timestamps on a local network: everything active at genesis.
@@ -57,6 +59,22 @@ def parse_genesis(data: bytes) -> tuple[dict, SubnetFeeConfig]:
     return genesis, fee_config
 
 
+def header_rules(genesis: dict, network_id: int) -> HeaderRules:
+    """subnet-EVM's upgrade times (NetworkUpgrades.SetDefaults): the genesis config's, where set
+    and not 0, else SubnetEVM at 0 and the network's Durango, Etna and Granite."""
+    config = genesis.get("config") or {}
+    u = params_for(network_id).upgrades
+
+    def at(key: str, default: int) -> int:
+        value = config.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
+
+    subnet_evm = at("subnetEVMTimestamp", 0)
+    return HeaderRules(coreth=False, base_fee=subnet_evm, block_gas_cost=subnet_evm,
+                       durango=at("durangoTimestamp", u.durango), etna=at("etnaTimestamp", u.etna),
+                       granite=at("graniteTimestamp", u.granite))
+
+
 class SubnetEVMChain(EVMChain):
     """A subnet-EVM chain (no /avax endpoint: it has no atomic txs)."""
 
@@ -64,7 +82,8 @@ class SubnetEVMChain(EVMChain):
         genesis, fee_config = parse_genesis(genesis_data)
         self.fee_config = fee_config
         super().__init__(ctx, genesis_json=genesis, name=name, aliases=(), prefix=store_prefix(ctx.chain_id),
-                         fee_rules=SubnetEVMFeeRules(fee_config), vm_id=SUBNET_EVM_VM_ID, subnet_id=subnet_id)
+                         fee_rules=SubnetEVMFeeRules(fee_config), vm_id=SUBNET_EVM_VM_ID, subnet_id=subnet_id,
+                         header_rules=header_rules(genesis, ctx.config.network_id))
 
     def fee_config_json(self, _block: Any = None) -> dict:
         """eth_feeConfig."""

@@ -7,6 +7,7 @@ traced. Tracing hooks live in a computation subclass and cost nothing when no tr
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from eth.exceptions import Revert
@@ -15,9 +16,8 @@ from eth.vm.forks.cancun.computation import CancunComputation
 from eth.vm.opcode_values import CALL, CALLCODE, CREATE, CREATE2, DELEGATECALL, STATICCALL
 
 from ...rpc.jsonrpc import EthService, RPCError
-from .chain import BlockInfo, ChainError
+from .chain import BlockInfo, ChainError, evm_header
 from .execution import revert_message, vm_error_text
-from .rules import AvalancheVM
 from .rpcjson import hb, hx, parse_hash
 
 if TYPE_CHECKING:
@@ -135,8 +135,14 @@ class TracingComputation(CancunComputation):
 
 
 TracingComputation._base_opcodes = CancunComputation.opcodes  # type: ignore[attr-defined]
-TracingState = AvalancheVM._state_class.configure(__name__="TracingAvalancheState", computation_class=TracingComputation)
-TracingVM = AvalancheVM.configure(__name__="TracingAvalancheVM", _state_class=TracingState)
+
+
+@functools.cache
+def tracing_vm(vm_class: Any) -> Any:
+    """The chain's VM class (coreth's or subnet-EVM's accounts) with the tracing computation."""
+    state = vm_class.get_state_class().configure(__name__="Tracing" + vm_class.__name__ + "State",
+                                                 computation_class=TracingComputation)
+    return vm_class.configure(__name__="Tracing" + vm_class.__name__, _state_class=state)
 
 
 def _tracer_from(config: Any) -> Tracer:
@@ -161,9 +167,9 @@ def _result(tracer: Tracer, comp: Any, gas_used: int) -> Any:
 def _block_vm(api: EthAPI, block: BlockInfo) -> tuple[Any, Any]:
     chain = api.chain
     pre = chain.pre_state_root(block)
-    hdr = block.header.copy(state_root=pre, gas_used=0, bloom=0)
-    vm = TracingVM(header=hdr, chaindb=chain.evm.chaindb, chain_context=ChainContext(chain.evm_chain_id),
-                   consensus_context=chain.evm.consensus_context)
+    hdr = evm_header(block.header, state_root=pre, gas_used=0, bloom=0)
+    vm = tracing_vm(chain.vm_class)(header=hdr, chaindb=chain.evm.chaindb, chain_context=ChainContext(chain.evm_chain_id),
+                                    consensus_context=chain.evm.consensus_context)
     return vm, hdr
 
 
@@ -216,7 +222,7 @@ def register_trace(svc: EthService, api: EthAPI) -> None:
         tracer = _tracer_from(config)
         overrides = (config or {}).get("stateOverrides") if isinstance(config, dict) else None
         state = api.exec.build_state(block, not bool(args.gas_price or args.max_fee or args.tip),
-                                     args.gas or 50_000_000, overrides, vm_class=TracingVM)
+                                     args.gas or 50_000_000, overrides, vm_class=tracing_vm(chain.vm_class))
         _ACTIVE.append(tracer)
         try:
             comp = api.exec.run(args, block, state=state)

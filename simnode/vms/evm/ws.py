@@ -1,6 +1,6 @@
 """`/ext/bc/C/ws`: the same JSON-RPC over a websocket, plus eth_subscribe / eth_unsubscribe.
 
-Subscriptions: newHeads, logs (with address/topics filter), newPendingTransactions (hashes, or
+Subscriptions: newHeads (coreth's header JSON, headers.py), logs (with address/topics filter), newPendingTransactions (hashes, or
 full txs with `true`), newAcceptedTransactions (coreth; hashes or full txs).
 """
 
@@ -16,7 +16,7 @@ from aiohttp import WSMsgType, web
 
 from ...rpc.jsonrpc import EthService, InvalidParams
 from ...crypto.hashing import keccak256
-from .rpcjson import block_json, hb, pending_tx_json, tx_json
+from .rpcjson import hb, pending_tx_json, tx_json
 
 if TYPE_CHECKING:
     from .service import EthAPI
@@ -41,13 +41,8 @@ def make_ws_handler(svc: EthService, api: EthAPI) -> Any:
         def on_event(kind: str, payload: Any) -> None:
             for sid, (what, arg) in list(subs.items()):
                 if kind == "block":
-                    if what == "newHeads":
-                        head = block_json(chain, payload, False)
-                        head.pop("transactions", None)
-                        head.pop("uncles", None)
-                        head.pop("size", None)
-                        head.pop("totalDifficulty", None)
-                        notify(sid, head)
+                    if what == "newHeads":  # the header's own MarshalJSON, as coreth sends it
+                        notify(sid, payload.header.marshal_json(payload.hash))
                     elif what == "logs":
                         for lg in api.logs_in_block(payload, arg):
                             notify(sid, lg)
