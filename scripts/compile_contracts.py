@@ -4,7 +4,7 @@ byte for byte reproducibly, with the pinned solc-js (the npm package `solc`, a W
 nothing else is downloaded).
 
     python3 scripts/compile_contracts.py                      # npm i solc@PIN in a scratch dir, write artifacts
-    python3 scripts/compile_contracts.py --check              # compile and compare, write nothing (exit 1 on a difference)
+    python3 scripts/compile_contracts.py --check              # compile and compare only (exit 1 on a difference)
     python3 scripts/compile_contracts.py --node-modules tests/js/node_modules   # use an installed solc
 
 Every .sol file of the folder goes into one standard-JSON compilation (sorted by name, so the
