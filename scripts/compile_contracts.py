@@ -14,7 +14,6 @@ metadata hash embedded in the bytecode is stable); ARTIFACTS names the contracts
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import subprocess
 import sys
@@ -31,7 +30,7 @@ SETTINGS = {
     "optimizer": {"enabled": True, "runs": 200},
     "evmVersion": "shanghai",
     "metadata": {"bytecodeHash": "ipfs"},
-    "outputSelection": {"*": {"*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object",
+    "outputSelection": {"*": {"*": ["abi", "metadata", "evm.bytecode.object", "evm.deployedBytecode.object",
                                     "evm.methodIdentifiers", "storageLayout"]}},
 }
 # Reads the standard-JSON input on stdin, prints {"version", "output"}; argv[1] is the solc package folder.
@@ -43,12 +42,6 @@ process.stdin.on('end', () => {
   process.stdout.write(JSON.stringify({version: solc.version(), output: JSON.parse(solc.compile(input))}));
 });
 """
-
-
-def keccak_hex(data: bytes) -> str:
-    from eth_hash.auto import keccak
-
-    return "0x" + keccak(data).hex()
 
 
 def standard_input(sources: dict[str, bytes]) -> dict:
@@ -76,13 +69,14 @@ def run_solc(solc_dir: Path, std_input: dict) -> dict:
     return output
 
 
-def artifacts(output: dict, sources: dict[str, bytes]) -> dict[str, str]:
+def artifacts(output: dict) -> dict[str, str]:
     """File name -> exact JSON text of each artifact."""
-    hashes = {name: keccak_hex(text) for name, text in sorted(sources.items())}
     out: dict[str, str] = {}
     for name in ARTIFACTS:
         source = f"{name}.sol"
         compiled = output["contracts"][source][name]
+        # the sources this contract was built from, as its metadata (and so its bytecode) commits to them
+        hashes = {path: meta["keccak256"] for path, meta in sorted(json.loads(compiled["metadata"])["sources"].items())}
         doc = {
             "contractName": name,
             "sourceName": source,
@@ -110,7 +104,7 @@ def compile_all(node_modules: Path | None) -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="simnode-solc-") as scratch:
         modules = node_modules if node_modules is not None else install_solc(Path(scratch))
         output = run_solc((modules / "solc").resolve(), standard_input(sources))
-    return artifacts(output, sources)
+    return artifacts(output)
 
 
 def main() -> int:
@@ -123,8 +117,7 @@ def main() -> int:
              if not (CONTRACTS / name).exists() or (CONTRACTS / name).read_text() != text]
     if args.check:
         for name in stale:
-            digest = hashlib.sha256(built[name].encode()).hexdigest()[:16]
-            print(f"{name}: differs from a fresh compile (fresh sha256 {digest}...)", file=sys.stderr)
+            print(f"{name}: differs from a fresh compile", file=sys.stderr)
         print("artifacts reproduce" if not stale else f"{len(stale)} artifact(s) differ")
         return 1 if stale else 0
     for name, text in built.items():

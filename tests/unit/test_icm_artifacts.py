@@ -183,10 +183,13 @@ def test_receiver_implements_the_callback():
 
 
 def test_artifacts_name_their_compiler_and_sources():
-    sources = {p.name: "0x" + keccak256(p.read_bytes()).hex() for p in sorted(CONTRACTS.glob("*.sol"))}
     for name in ("TeleporterMessenger", "PingPongReceiver"):
         art = artifact_json(name)
-        assert art["sourceKeccak256"] == sources, "artifact is stale: run scripts/compile_contracts.py"
+        built_from = art["sourceKeccak256"]
+        assert f"{name}.sol" in built_from and "ITeleporterMessenger.sol" in built_from
+        for source, digest in built_from.items():
+            assert "0x" + keccak256((CONTRACTS / source).read_bytes()).hex() == digest, \
+                f"{name}.json is stale ({source} changed): run scripts/compile_contracts.py"
         assert art["compiler"]["version"].startswith("0.8.37+")
         assert art["settings"]["evmVersion"] == "shanghai" and art["settings"]["optimizer"]["enabled"] is True
     assert len(load_artifact("TeleporterMessenger").runtime_code) <= 24_576  # EIP-170

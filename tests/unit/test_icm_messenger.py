@@ -454,6 +454,14 @@ def test_at_most_five_receipts_per_message_first_in_first_out():
     assert first.message.receipts == tuple(TeleporterMessageReceipt(n, bytes([n]) * 20) for n in range(1, 6))
     assert b.view("getReceiptQueueSize(bytes32)", [CHAIN_A], ["uint256"]) == 2
     assert b.view("getReceiptAtIndex(bytes32,uint256)", [CHAIN_A, 0], ["(uint256,address)"])[0] == 6
+    # v1's storage: receiptQueues (slot 4) -> {first, last, data}; sent receipts are deleted from data
+    queue = int.from_bytes(keccak256(CHAIN_A + (4).to_bytes(32, "big")), "big")
+    assert [b.state.get_storage(MESSENGER_ADDRESS, queue + i) for i in (0, 1)] == [5, 7]
+
+    def stored_nonce(index: int) -> int:
+        slot = keccak256(index.to_bytes(32, "big") + (queue + 2).to_bytes(32, "big"))
+        return b.state.get_storage(MESSENGER_ADDRESS, int.from_bytes(slot, "big"))
+    assert [stored_nonce(i) for i in range(7)] == [0, 0, 0, 0, 0, 6, 7]
     assert b.tx(MESSENGER_ADDRESS, sel("getReceiptAtIndex(bytes32,uint256)") + abi_encode(
         ["bytes32", "uint256"], [CHAIN_A, 2])).error == "execution reverted: ReceiptQueue: index out of bounds"
     second, _ = b.send(msg_input(chain=CHAIN_A))
