@@ -23,9 +23,6 @@ from .errors import ICMError
 MESSENGER_ADDRESS = bytes.fromhex("253b2784c75e510dd0ff1da844684a1ac0aa5fcf")
 """Where TeleporterMessenger v1 lives on every chain (and where simnode places its own)."""
 
-UINT256_MAX = 2**256 - 1
-MAX_RECEIPTS_PER_MESSAGE = 5
-
 RECEIPT_ABI = "(uint256,address)"
 FEE_INFO_ABI = "(address,uint256)"
 MESSAGE_ABI = f"(uint256,address,bytes32,address,uint256,address[],{RECEIPT_ABI}[],bytes)"
