@@ -23,7 +23,12 @@ cmd="${1:-run}"; shift || true
 case "$cmd" in
   test)
     if [ -f "$root/tests/js/package.json" ] && command -v npm >/dev/null; then
-      (cd "$root/tests/js" && { [ -d node_modules ] || npm ci --silent --no-audit --no-fund; }) >&2
+      # again whenever the lock file changes, as .venv is re-installed when pyproject.toml does
+      js_want="$(sha256sum "$root/tests/js/package-lock.json" | cut -c1-16)"
+      js_stamp="$root/tests/js/node_modules/.simnode-installed"
+      if [ "$(cat "$js_stamp" 2>/dev/null)" != "$js_want" ]; then
+        (cd "$root/tests/js" && npm ci --silent --no-audit --no-fund && echo "$js_want" > "$js_stamp") >&2
+      fi
     fi
     cd "$root" && exec "$venv/bin/python" -m pytest "$@" ;;
   *) exec "$venv/bin/simnode" "$cmd" "$@" ;;
