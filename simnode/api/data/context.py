@@ -1,0 +1,43 @@
+"""What a Data/Metrics API handler gets: the node, the operation, its validated parameters and
+body, and the page-token helpers of its API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .pages import binding_of
+from .spec import Operation
+
+if TYPE_CHECKING:
+    from ...node import Node
+
+
+class PageTokens(Protocol):
+    def issue(self, binding: bytes, cursor: Any) -> str: ...
+
+    def read(self, binding: bytes, token: str) -> Any: ...
+
+
+@dataclass(slots=True)
+class RequestContext:
+    node: Node
+    op: Operation
+    params: dict[str, Any]          # path and query parameters, validated, defaults applied
+    body: dict[str, Any] | None     # the validated JSON body of a POST route
+    base_url: str                   # scheme://host[:port] the client reached this node at
+    tokens: PageTokens
+
+    def _binding(self) -> bytes:
+        return binding_of(self.op.method, self.op.template, self.params)
+
+    def page_cursor(self) -> Any | None:
+        """The cursor of the request's pageToken (None on the first page); 400 for a bad token."""
+        token = self.params.get("pageToken")
+        return self.tokens.read(self._binding(), token) if token else None
+
+    def paged(self, body: dict[str, Any], next_cursor: Any | None) -> dict[str, Any]:
+        """`body` with `nextPageToken` when there is a next page (the key is absent on the last)."""
+        if next_cursor is not None:
+            body["nextPageToken"] = self.tokens.issue(self._binding(), next_cursor)
+        return body
