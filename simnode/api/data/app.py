@@ -1,9 +1,10 @@
 """DataAPI: answers every request under /v1 and /v2 and the two OpenAPI documents.
 
-One request, in NestJS's order: route matching (an unknown path or method: 404 `Cannot GET
-/v1/foo`; an account-bound route: 404 saying it does not exist locally), the rate-limit guard
-(when `--data-api-rate-limit` is set), parameter validation (path, query, then the JSON body),
-then the handler. Its result is sent as JSON with the operation's success status, `null` values
+One request, in NestJS's order: an account-bound route is a 404 saying it does not exist locally;
+route matching (an unknown path or method: 404 `Cannot GET /v1/foo`); the rate-limit guard (when
+`--data-api-rate-limit` is set); parameter validation (path, query, the JSON body, the page
+token); then the handler. A route of the documents that this node does not serve yet still
+validates its parameters, then answers a 404 saying so. Its result is sent as JSON with the operation's success status, `null` values
 removed (an optional field is omitted, never null). Every 4xx/5xx is a NestJS error body; an
 unexpected exception is logged and answered 500 without details.
 
@@ -23,7 +24,7 @@ import orjson
 from aiohttp import web
 
 from .context import RequestContext
-from .errors import ApiError, bad_request, error_body
+from .errors import ApiError, error_body
 from .health import HealthDown
 from .pages import SignedPageTokens, UuidPageTokens
 from .params import validate_body, validate_params
@@ -98,14 +99,14 @@ class DataAPI:
                 headers = verdict.headers
                 if not verdict.allowed:
                     raise ApiError(429, THROTTLED)
+            params = validate_params(op.params, path_params, request.query, self._special)
+            body = validate_body(op.body, await self._json_body(request)) if op.body is not None else None
+            tokens = self.uuid_tokens if op.api == METRICS else self.signed_tokens
+            ctx = RequestContext.read(self.node, op, params, body, self._base_url(request), tokens)
             handler = HANDLERS.get(op.key)
             if handler is None:
                 raise ApiError(404, f"{op.method} {op.template} is a route of the {op.api.title()} API that "
                                     "this simnode does not serve yet")
-            params = validate_params(op.params, path_params, request.query, self._special)
-            body = validate_body(op.body, await self._json_body(request)) if op.body is not None else None
-            tokens = self.uuid_tokens if op.api == METRICS else self.signed_tokens
-            ctx = RequestContext(self.node, op, params, body, self._base_url(request), tokens)
             result = handler(ctx)
             if inspect.isawaitable(result):
                 result = await result
@@ -148,7 +149,7 @@ class DataAPI:
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise bad_request(f"the request body is not valid JSON: {exc}") from None
+            raise ApiError(400, f"the request body is not valid JSON: {exc}") from None
 
     # ----------------------------------------------------------------------------- documents
 

@@ -1,5 +1,5 @@
 """What a Data/Metrics API handler gets: the node, the operation, its validated parameters and
-body, and the page-token helpers of its API."""
+body, the cursor its pageToken carried, and how to hand out the next page's token."""
 
 from __future__ import annotations
 
@@ -27,14 +27,20 @@ class RequestContext:
     body: dict[str, Any] | None     # the validated JSON body of a POST route
     base_url: str                   # scheme://host[:port] the client reached this node at
     tokens: PageTokens
+    cursor: Any = None              # what the request's pageToken carried; None on a first page
+
+    @classmethod
+    def read(cls, node: Node, op: Operation, params: dict[str, Any], body: dict[str, Any] | None,
+             base_url: str, tokens: PageTokens) -> RequestContext:
+        """The context, with the pageToken checked against this route and filters (400 if not theirs)."""
+        ctx = cls(node, op, params, body, base_url, tokens)
+        token = params.get("pageToken")
+        if token:
+            ctx.cursor = tokens.read(ctx._binding(), token)
+        return ctx
 
     def _binding(self) -> bytes:
         return binding_of(self.op.method, self.op.template, self.params)
-
-    def page_cursor(self) -> Any | None:
-        """The cursor of the request's pageToken (None on the first page); 400 for a bad token."""
-        token = self.params.get("pageToken")
-        return self.tokens.read(self._binding(), token) if token else None
 
     def paged(self, body: dict[str, Any], next_cursor: Any | None) -> dict[str, Any]:
         """`body` with `nextPageToken` when there is a next page (the key is absent on the last)."""

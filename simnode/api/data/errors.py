@@ -20,8 +20,14 @@ class ApiError(Exception):
         self.message = message
 
 
+# Node's http.STATUS_CODES where Python's phrase differs
+_NODE_PHRASES = {413: "Payload Too Large", 414: "URI Too Long", 416: "Range Not Satisfiable"}
+
+
 def status_text(status: int) -> str:
-    """The `error` field: the status's reason phrase, as NestJS writes it ("Bad Request")."""
+    """The `error` field: the status's reason phrase as NestJS (Node) writes it ("Bad Request")."""
+    if status in _NODE_PHRASES:
+        return _NODE_PHRASES[status]
     try:
         return HTTPStatus(status).phrase
     except ValueError:

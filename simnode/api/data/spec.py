@@ -51,8 +51,8 @@ class Operation:
 def _segment(text: str) -> Any:
     if "{" not in text:
         return text.lower()
-    pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(text))
-    return re.compile(pattern + r"\Z", re.IGNORECASE)
+    pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+)", re.escape(text))
+    return re.compile(pattern + r"\Z", re.IGNORECASE | re.DOTALL)
 
 
 def make_operation(api: str, method: str, template: str, op: dict[str, Any], doc: dict[str, Any]) -> Operation:
