@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 
 import aiohttp
 import pytest
@@ -290,6 +292,20 @@ def test_api_json_serves_the_implemented_documents(h):
     metrics = json.loads(request(h.url, "GET", "/api-json/metrics")[2])
     assert metrics["info"]["title"] == "Metrics API" and metrics["servers"] == [{"url": h.url}]
     assert metrics["paths"] == {}
+
+
+def test_the_data_api_is_loaded_on_its_first_request_not_at_start():
+    code = (
+        "import sys, urllib.request\n"
+        "from simnode.config import NodeConfig\n"
+        "from simnode.node import Node\n"
+        "with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, log_level='OFF')) as h:\n"
+        "    print(any(m.startswith('simnode.api.data') for m in sys.modules))\n"
+        "    urllib.request.urlopen(h.url + '/v1/live-check').read()\n"
+        "    from simnode.api.data.spec import document\n"
+        "    print(document.cache_info().currsize)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.split() == ["False", "2"], proc.stderr
 
 
 # ------------------------------------------------------------------------------------ rate limit

@@ -69,7 +69,7 @@ class DataAPI:
         self.limiter = RateLimiter(limit) if limit else None
         self._routes: RouteTable | None = None
         self._special = {"blockchainId": blockchain_param(node)}
-        self._served_documents: dict[tuple[str, str], bytes] = {}
+        self._served_documents: dict[str, dict[str, Any]] = {}
 
     @property
     def routes(self) -> RouteTable:
@@ -154,17 +154,17 @@ class DataAPI:
     # ----------------------------------------------------------------------------- documents
 
     def _document(self, api: str, request: web.Request) -> web.Response:
-        base = self._base_url(request)
-        cached = self._served_documents.get((api, base))
-        if cached is None:
-            cached = self._served_documents[(api, base)] = orjson.dumps(served_document(api, base))
-        return web.Response(status=200, body=cached, content_type=JSON_TYPE, charset="utf-8")
+        doc = self._served_documents.get(api)
+        if doc is None:
+            doc = self._served_documents[api] = served_document(api)
+        body = orjson.dumps({**doc, "servers": [{"url": self._base_url(request)}]})
+        return web.Response(status=200, body=body, content_type=JSON_TYPE, charset="utf-8")
 
 
-def served_document(api: str, base_url: str) -> dict[str, Any]:
-    """The real document with this node as its server and only the routes it serves."""
+def served_document(api: str) -> dict[str, Any]:
+    """The real document with only the routes this node serves (its `servers` is set per request:
+    the address the client reached the node at)."""
     doc = copy.copy(document(api))
-    doc["servers"] = [{"url": base_url}]
     paths: dict[str, Any] = {}
     for template, item in document(api)["paths"].items():
         ops = {m: op for m, op in item.items() if (m.upper(), template) in HANDLERS}

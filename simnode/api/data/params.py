@@ -159,8 +159,8 @@ def validate_params(specs: tuple[ParamSpec, ...], path: Mapping[str, str], query
                     special: Mapping[str, Special]) -> dict[str, Any]:
     """Path params first, then the query (NestJS runs the @Param pipe before the @Query one);
     raises a 400 with every failing sentence of the first group that fails. `query` is a
-    multidict (getall); `special` maps a parameter name to a resolver that replaces the document's
-    check (e.g. {blockchainId} also takes the local network's chain IDs)."""
+    multidict (getall); `special` maps a path parameter's name to a resolver that replaces the
+    document's check (e.g. {blockchainId} also takes the local network's chain IDs)."""
     out: dict[str, Any] = {}
     for location in ("path", "query"):
         errors: list[str] = []
@@ -178,7 +178,7 @@ def validate_params(specs: tuple[ParamSpec, ...], path: Mapping[str, str], query
                     elif spec.default is not None:
                         out[spec.name] = spec.default
                     continue
-            if spec.name in special:
+            if location == "path" and spec.name in special:
                 try:
                     out[spec.name] = special[spec.name](values[-1], spec)
                 except ApiError as exc:

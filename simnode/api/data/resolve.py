@@ -49,8 +49,11 @@ def primary_chain_name(node: Node, ref: str) -> str | None:
 def blockchain_param(node: Node) -> Any:
     """The `{blockchainId}` check: a primary chain the route's enum admits (PChainId admits only the
     P-Chain's names, BlockchainId all three), named by any of its names; the value becomes
-    `p-chain`, `x-chain` or `c-chain`."""
+    `p-chain`, `x-chain` or `c-chain`. Where the document gives no enum (getBlockchainById takes
+    any blockchain), the value is left as sent."""
     def check(value: str, spec: ParamSpec) -> str:
+        if not spec.enum:
+            return value
         allowed = {_KNOWN_PRIMARY_IDS[v] for v in spec.enum if v in _KNOWN_PRIMARY_IDS}
         name = primary_chain_name(node, value)
         if name is None or name not in allowed:

@@ -82,7 +82,6 @@ class RouteTable:
     """(method, path) → Operation and its path parameters."""
 
     def __init__(self, operations: list[Operation]) -> None:
-        self.operations = {op.key: op for op in operations}
         by_shape: dict[tuple[str, int], list[Operation]] = {}
         for op in operations:
             by_shape.setdefault((op.method, len(op.segments)), []).append(op)
