@@ -6,7 +6,7 @@ import base64
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simnode.api.data.app import drop_none
@@ -30,6 +30,7 @@ def refused(fn, *args) -> str:  # noqa: ANN001
     return info.value.message[0]
 
 
+@settings(deadline=None)  # tests assert no timings
 @given(cursors)
 def test_signed_tokens_round_trip_url_safe(cursor: object) -> None:
     tokens = SignedPageTokens(b"seed")
@@ -38,6 +39,7 @@ def test_signed_tokens_round_trip_url_safe(cursor: object) -> None:
     assert tokens.read(BLOCKS, token) == cursor
 
 
+@settings(deadline=None)
 @given(cursors, st.data())
 def test_any_changed_byte_is_refused(cursor: object, data: st.DataObject) -> None:
     tokens = SignedPageTokens(b"seed")
