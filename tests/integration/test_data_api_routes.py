@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import subprocess
 import sys
 
@@ -14,6 +15,7 @@ import aiohttp
 import pytest
 from eth_account import Account
 
+from simnode.api.data.routes import HANDLERS
 from simnode.config import NodeConfig
 from simnode.formats import id_to_str
 from simnode.node import Node
@@ -241,6 +243,25 @@ def test_unknown_and_account_bound_routes_are_json_404s(h):
     # NFT reindexing is a data route, not an account's
     body = api(base, f"/v1/chains/43112/nfts/collections/{EWOQ.address}/tokens/1:reindex", 404, "POST")
     assert "does not serve yet" in body["message"]
+
+
+def test_an_internal_error_is_a_logged_500_without_details(h, monkeypatch):
+    def broken(_ctx: object) -> dict:
+        raise RuntimeError("a detail for the log only")
+
+    monkeypatch.setitem(HANDLERS, ("GET", "/v1/live-check"), broken)
+    records: list[logging.LogRecord] = []
+    catcher = logging.Handler()
+    catcher.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("simnode.dataapi")
+    logger.addHandler(catcher)
+    try:
+        body = api(h.url, "/v1/live-check", 500)
+    finally:
+        logger.removeHandler(catcher)
+    assert body == {"message": "Internal server error", "error": "Internal Server Error", "statusCode": 500}
+    assert [r.exc_info[1].args for r in records if r.exc_info] == [("a detail for the log only",)]
+    assert "(live-check)" in records[0].getMessage()
 
 
 def test_api_keys_and_client_headers_are_accepted(h):

@@ -3,10 +3,10 @@
 One request, in NestJS's order: an account-bound route is a 404 saying it does not exist locally;
 route matching (an unknown path or method: 404 `Cannot GET /v1/foo`); the rate-limit guard (when
 `--data-api-rate-limit` is set); parameter validation (path, query, the JSON body, the page
-token); then the handler. A route of the documents that this node does not serve yet still
-validates its parameters, then answers a 404 saying so. Its result is sent as JSON with the operation's success status, `null` values
-removed (an optional field is omitted, never null). Every 4xx/5xx is a NestJS error body; an
-unexpected exception is logged and answered 500 without details.
+token); then the handler, whose result is sent as JSON with the operation's success status and
+without `null` members (an optional field is omitted, never null). A route of the documents that
+this node does not serve yet validates its parameters, then answers a 404 saying so. Every
+4xx/5xx is a NestJS error body; an unexpected exception is logged and answered 500 without details.
 
 Documents: `GET /api-json` is the Data API document and `GET /api-json/metrics` the Metrics API
 document, each the real one with `servers` pointing at this node and only the routes this node
@@ -83,6 +83,7 @@ class DataAPI:
             return self._document(DOCUMENT_PATHS[path], request)
         array_messages = False
         headers: dict[str, str] = {}
+        operation = "-"
         try:
             feature = account_bound(path.rstrip("/"))
             if feature is not None:
@@ -93,7 +94,7 @@ class DataAPI:
             if found is None:
                 raise ApiError(404, f"Cannot {request.method} {request.raw_path}")
             op, path_params = found
-            array_messages = op.api == METRICS
+            array_messages, operation = op.api == METRICS, op.operation_id
             if self.limiter is not None:
                 verdict = self.limiter.hit(self._tracker(request))
                 headers = verdict.headers
@@ -116,7 +117,7 @@ class DataAPI:
         except ApiError as exc:
             return json_response(exc.status, error_body(exc.status, exc.message, array_messages), headers)
         except Exception:
-            log.exception("Data API request failed: %s %s", request.method, request.raw_path)
+            log.exception("Data API request failed: %s %s (%s)", request.method, request.raw_path, operation)
             return json_response(500, error_body(500, "Internal server error", array_messages), headers)
 
     # ----------------------------------------------------------------------------- request parts

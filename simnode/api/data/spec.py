@@ -56,8 +56,7 @@ def _segment(text: str) -> Any:
 
 
 def make_operation(api: str, method: str, template: str, op: dict[str, Any], doc: dict[str, Any]) -> Operation:
-    """An Operation from an OpenAPI operation object. Routes outside the documents (the Metrics
-    API's legacy /v1 routes) are made the same way from an operation object written for them."""
+    """An Operation from an OpenAPI operation object of `doc`."""
     params = tuple(compile_param(p, doc) for p in op.get("parameters", ()))
     body = compile_body(op["requestBody"], doc) if "requestBody" in op else None
     success = min(int(code) for code in op.get("responses", {"200": None}) if code.startswith("2"))
