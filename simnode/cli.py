@@ -27,6 +27,14 @@ def _level(text: str) -> str:
     return text.upper()
 
 
+def _rate(text: str) -> int:
+    """`N` or `N/s`: requests per second, N >= 1."""
+    digits = text.removesuffix("/s")
+    if not (digits.isascii() and digits.isdigit()) or int(digits) < 1:
+        raise argparse.ArgumentTypeError("the rate limit is a whole number of requests per second (N or N/s), at least 1")
+    return int(digits)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="simnode", description="A single-process simulated Avalanche node.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -43,6 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--block-time", type=float, default=0.0,
                      help="C-Chain: mine every N seconds (default 0 = a block as soon as a tx arrives)")
     run.add_argument("--log-level", type=_level, default="INFO", help="OFF|FATAL|ERROR|WARN|INFO|TRACE|DEBUG|VERBO")
+    run.add_argument("--data-api-rate-limit", type=_rate, default=0, metavar="N",
+                     help="Data/Metrics API: at most N requests per second per API key or client (default: no limit)")
     run.add_argument("--scenario", type=Path, default=None,
                      help="preload a scenario file (its [network] seed, start time and block time apply)")
     run.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
@@ -71,7 +81,7 @@ def config_from_args(args: argparse.Namespace) -> NodeConfig:
         http_host=args.http_host, http_port=args.http_port, network_id=args.network_id,
         genesis_file=args.genesis, data_dir=args.data_dir, ephemeral=args.ephemeral,
         api_admin_enabled=args.api_admin_enabled, seed=args.seed, clock_mode=args.clock,
-        log_level=args.log_level, block_time=args.block_time,
+        log_level=args.log_level, block_time=args.block_time, data_api_rate_limit=args.data_api_rate_limit,
     )
 
 

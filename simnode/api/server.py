@@ -2,14 +2,15 @@
 
 Paths (node-api.md §1.1): /ext/info, /ext/admin, /ext/health, /ext/simnode,
 /ext/bc/<chain ID or alias>[/rpc|/ws|/avax|/admin|...], and endpoint aliases such as
-/ext/X, /ext/P, /ext/platform, /ext/avm plus any added by admin.alias.
+/ext/X, /ext/P, /ext/platform, /ext/avm plus any added by admin.alias. The Data and Metrics
+APIs (/v1/..., /v2/..., /api-json) go to api/data, imported on the first such request.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -22,6 +23,11 @@ log = logging.getLogger("simnode.http")
 
 NOT_FOUND = b"404 page not found\n"
 NODE_KEY: web.AppKey[Node] = web.AppKey("node")
+DATA_API_PREFIXES = ("/v1/", "/v2/", "/api-json")
+
+
+def is_data_api_path(path: str) -> bool:
+    return path.startswith(DATA_API_PREFIXES) or path in ("/v1", "/v2")
 
 
 def _text(status: int, body: str | bytes) -> web.Response:
@@ -124,8 +130,14 @@ def build_app(node: Node) -> web.Application:
     # aiohttp's own cap is set high; the node applies its body limit per request.
     app = web.Application(middlewares=[_common_headers], client_max_size=max(node.config.http_body_limit, 1 << 20) * 8)
     app[NODE_KEY] = node
+    data_api: list[Any] = []  # the DataAPI, made on the first Data/Metrics API request
 
     async def dispatch(request: web.Request) -> web.StreamResponse:
+        if is_data_api_path(request.path):
+            if not data_api:
+                from .data.app import DataAPI
+                data_api.append(DataAPI(node))
+            return await data_api[0].handle(request)
         endpoint = router.resolve(request.path)
         if endpoint is None:
             return _text(404, NOT_FOUND)

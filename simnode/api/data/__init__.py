@@ -1,0 +1,10 @@
+"""The Data API and Metrics API (REST, NestJS conventions) served on the node's own port.
+
+Layout: spec.py (the two OpenAPI documents, shipped under openapi/, and the route table),
+params.py (parameter validation in class-validator's words), errors.py (NestJS error bodies),
+pages.py (page tokens), ratelimit.py (--data-api-rate-limit), resolve.py (what {network},
+{chainId} and {blockchainId} name), context.py (what a handler gets), routes.py (handler per
+operation), app.py (the request pipeline) and one module per group of handlers (chains.py,
+balances.py, health.py). Handlers read VM state through the chains' public methods; nothing below
+the API imports this package, and server.py imports it on the first /v1 or /v2 request.
+"""

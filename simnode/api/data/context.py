@@ -1,0 +1,49 @@
+"""What a Data/Metrics API handler gets: the node, the operation, its validated parameters and
+body, the cursor its pageToken carried, and how to hand out the next page's token."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .pages import binding_of
+from .spec import Operation
+
+if TYPE_CHECKING:
+    from ...node import Node
+
+
+class PageTokens(Protocol):
+    def issue(self, binding: bytes, cursor: Any) -> str: ...
+
+    def read(self, binding: bytes, token: str) -> Any: ...
+
+
+@dataclass(slots=True)
+class RequestContext:
+    node: Node
+    op: Operation
+    params: dict[str, Any]          # path and query parameters, validated, defaults applied
+    body: dict[str, Any] | None     # the validated JSON body of a POST route
+    base_url: str                   # scheme://host[:port] the client reached this node at
+    tokens: PageTokens
+    cursor: Any = None              # what the request's pageToken carried; None on a first page
+
+    @classmethod
+    def read(cls, node: Node, op: Operation, params: dict[str, Any], body: dict[str, Any] | None,
+             base_url: str, tokens: PageTokens) -> RequestContext:
+        """The context, with the pageToken checked against this route and filters (400 if not theirs)."""
+        ctx = cls(node, op, params, body, base_url, tokens)
+        token = params.get("pageToken")
+        if token:
+            ctx.cursor = tokens.read(ctx._binding(), token)
+        return ctx
+
+    def _binding(self) -> bytes:
+        return binding_of(self.op.method, self.op.template, self.params)
+
+    def paged(self, body: dict[str, Any], next_cursor: Any | None) -> dict[str, Any]:
+        """`body` with `nextPageToken` when there is a next page (the key is absent on the last)."""
+        if next_cursor is not None:
+            body["nextPageToken"] = self.tokens.issue(self._binding(), next_cursor)
+        return body
