@@ -1,0 +1,82 @@
+"""The simulated validators signing Warp messages.
+
+simnode is every validator at once, and all of them see the same chains, so whether a message is
+justified is decided once per request; then each validator of the set whose secret key the
+keystore holds signs. A validator whose key simnode does not hold (a key a user brought) never
+signs, like an offline node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from simnode.codec import CodecError
+from simnode.formats import id_to_str
+from simnode.warp import signatures
+from simnode.warp.keystore import Keystore
+from simnode.warp.message import UnsignedMessage, parse_unsigned_message
+from simnode.warp.payload import parse_addressed_call
+from simnode.warp.validators import WarpSet
+
+from .justify import EVM_PARSE_ERR, ChainWarpBackend, Refusal, justify_chain, justify_pchain
+
+PLATFORM_CHAIN_ID = bytes(32)
+
+
+class WarpSigner:
+    def __init__(self, platform: Any, keystore: Keystore) -> None:
+        """`platform`: the P-Chain VM (its state and clock are read on every request)."""
+        self.platform = platform
+        self.keystore = keystore
+        self.backends: dict[bytes, ChainWarpBackend] = {}
+        self.off_chain: dict[bytes, dict[bytes, UnsignedMessage]] = {}
+
+    def register_chain(self, chain_id: bytes, backend: ChainWarpBackend) -> None:
+        """An EVM chain's accepted messages and blocks, for the validators that sign for it."""
+        self.backends[chain_id] = backend
+
+    def add_off_chain_message(self, unsigned_bytes: bytes) -> UnsignedMessage:
+        """A message the validators of its source chain sign without any on-chain event
+        (subnet-evm's `warp-off-chain-messages`): an AddressedCall of this network's EVM chain."""
+        try:
+            msg = parse_unsigned_message(unsigned_bytes)
+            parse_addressed_call(msg.payload)
+        except CodecError as e:
+            raise ValueError(f"failed to parse off-chain message: {e}") from None
+        if msg.network_id != self.platform.network_id:
+            raise ValueError("wrong networkID")
+        if msg.source_chain_id == PLATFORM_CHAIN_ID or self.platform.state.subnet_of_chain(msg.source_chain_id) is None:
+            raise ValueError(f"wrong SourceChainID: {id_to_str(msg.source_chain_id)} is not an EVM chain here")
+        self.off_chain.setdefault(msg.source_chain_id, {})[msg.id] = msg
+        return msg
+
+    def justify(self, unsigned: UnsignedMessage, justification: bytes) -> None:
+        """Raise the Refusal every validator answers with if the message is not justified."""
+        if unsigned.network_id != self.platform.network_id:
+            raise Refusal(EVM_PARSE_ERR, "wrong networkID")
+        state = self.platform.state
+        source = unsigned.source_chain_id
+        if source == PLATFORM_CHAIN_ID:
+            justify_pchain(state, unsigned, justification)
+        elif state.subnet_of_chain(source) is None:
+            raise Refusal(EVM_PARSE_ERR, "wrong SourceChainID")
+        else:
+            justify_chain(state, self.backends.get(source), self.off_chain.get(source, {}), unsigned,
+                          self.platform.next_block_time())
+
+    def holders(self, warp_set: WarpSet) -> list[int]:
+        """The canonical indices of the validators whose secret key simnode holds."""
+        return [i for i, v in enumerate(warp_set.validators)
+                if self.keystore.secret_for(v.public_key, v.node_ids) is not None]
+
+    def sign(self, unsigned: UnsignedMessage, justification: bytes, warp_set: WarpSet,
+             indices: Iterable[int]) -> dict[int, bytes]:
+        """The signatures of the validators at `indices` that simnode holds the keys of, by index;
+        raises Refusal when the message is not justified."""
+        self.justify(unsigned, justification)
+        held = [(i, self.keystore.secret_for(warp_set.validators[i].public_key, warp_set.validators[i].node_ids))
+                for i in sorted(set(indices))]
+        signers = [(i, sk) for i, sk in held if sk is not None]
+        sigs = signatures.sign([sk for _, sk in signers], unsigned)
+        return {i: sig for (i, _), sig in zip(signers, sigs)}
