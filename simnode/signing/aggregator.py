@@ -185,11 +185,10 @@ class Aggregator:
                        f"{reachable} of the {warp_set.total_weight} weight of subnet {id_to_str(subnet)}, "
                        f"{quorum}% is required")
         try:
-            sigs = self.signer.sign(unsigned, justification, warp_set, chosen)
+            signed = self.signer.sign_aggregate(unsigned, justification, warp_set, chosen)
         except Refusal as r:
             raise _bad(f"failed to collect a threshold of signatures: the validators refused to sign "
                        f"(code {r.code}): {r.message}") from None
-        signed = signatures.aggregate(unsigned, sigs)
         try:
             signatures.verify(signed, self.platform.network_id, warp_set, quorum, 100)
         except WarpError as e:  # cannot happen with the keys the keystore holds; never hand out a bad message

@@ -12,10 +12,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from simnode.codec import CodecError
+from simnode.crypto import bls
 from simnode.formats import id_to_str
 from simnode.warp import signatures
 from simnode.warp.keystore import Keystore
-from simnode.warp.message import UnsignedMessage, parse_unsigned_message
+from simnode.warp.message import SignedMessage, UnsignedMessage, parse_unsigned_message
 from simnode.warp.payload import parse_addressed_call
 from simnode.warp.validators import WarpSet
 
@@ -70,13 +71,26 @@ class WarpSigner:
         return [i for i, v in enumerate(warp_set.validators)
                 if self.keystore.secret_for(v.public_key, v.node_ids) is not None]
 
+    def _held_keys(self, warp_set: WarpSet, indices: Iterable[int]) -> dict[int, bls.SecretKey]:
+        keys = {}
+        for i in sorted(set(indices)):
+            v = warp_set.validators[i]
+            secret = self.keystore.secret_for(v.public_key, v.node_ids)
+            if secret is not None:
+                keys[i] = secret
+        return keys
+
     def sign(self, unsigned: UnsignedMessage, justification: bytes, warp_set: WarpSet,
              indices: Iterable[int]) -> dict[int, bytes]:
         """The signatures of the validators at `indices` that simnode holds the keys of, by index;
         raises Refusal when the message is not justified."""
         self.justify(unsigned, justification)
-        held = [(i, self.keystore.secret_for(warp_set.validators[i].public_key, warp_set.validators[i].node_ids))
-                for i in sorted(set(indices))]
-        signers = [(i, sk) for i, sk in held if sk is not None]
-        sigs = signatures.sign([sk for _, sk in signers], unsigned)
-        return {i: sig for (i, _), sig in zip(signers, sigs)}
+        keys = self._held_keys(warp_set, indices)
+        return dict(zip(keys, signatures.sign(list(keys.values()), unsigned)))
+
+    def sign_aggregate(self, unsigned: UnsignedMessage, justification: bytes, warp_set: WarpSet,
+                       indices: Iterable[int]) -> SignedMessage:
+        """`sign`, and the signed message carrying the aggregate of those signatures."""
+        self.justify(unsigned, justification)
+        keys = self._held_keys(warp_set, indices)
+        return signatures.sign_aggregate(keys, unsigned)[1]

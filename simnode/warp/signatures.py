@@ -20,6 +20,16 @@ def sign(secret_keys: list[bls.SecretKey], unsigned: UnsignedMessage) -> list[by
     return bls.sign_many(secret_keys, unsigned.encoded)
 
 
+def sign_aggregate(signers: Mapping[int, bls.SecretKey], unsigned: UnsignedMessage) -> tuple[dict[int, bytes],
+                                                                                          SignedMessage]:
+    """Each signer's signature (by canonical index) and the signed message carrying their aggregate."""
+    if not signers:
+        raise WarpError("no signatures")
+    indices = sorted(signers)
+    sigs, total = bls.sign_and_aggregate([signers[i] for i in indices], unsigned.encoded)
+    return dict(zip(indices, sigs)), SignedMessage(unsigned, BitSetSignature(bitset_bytes(indices), total))
+
+
 def heaviest_signers(warp_set: WarpSet, candidates: Iterable[int], quorum_num: int,
                      quorum_den: int = 100) -> list[int] | None:
     """The minimal heaviest subset of `candidates` (canonical indices) that reaches the quorum:

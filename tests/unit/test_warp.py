@@ -350,6 +350,8 @@ def test_signed_messages_verify_under_py_ecc() -> None:
     sigs = dict(zip(chosen, signatures.sign([secrets[i] for i in chosen], unsigned)))
     signed = signatures.aggregate(unsigned, sigs)
     assert signed.signature.signers == b"\x07"
+    # signing and summing the points in hand gives the same signatures and bytes
+    assert signatures.sign_aggregate({i: secrets[i] for i in chosen}, unsigned) == (sigs, signed)
     signatures.verify(signed, 12345, ws, 67, 100)
     pks = [ws.validators[i].public_key for i in chosen]
     assert oracle.FastAggregateVerify(pks, unsigned.encoded, signed.signature.signature)
