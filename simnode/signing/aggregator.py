@@ -20,8 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from eth_abi import decode as abi_decode
-
 from simnode.codec import CodecError
 from simnode.formats import id_to_str
 from simnode.vms.platform import txs as t
@@ -67,14 +65,28 @@ class AggregationRequest:
     p_chain_height: int | None = None  # None: the current height
 
 
+def _abi_bytes(data: bytes) -> bytes | None:
+    """The one ABI-encoded `bytes` value of SendWarpMessage's event data (head: offset; tail:
+    length, then the bytes, zero-padded), or None if `data` is not that."""
+    if len(data) < 64:
+        return None
+    offset = int.from_bytes(data[:32], "big")
+    if offset > len(data) - 32:
+        return None
+    length = int.from_bytes(data[offset:offset + 32], "big")
+    end = offset + 32 + length
+    return data[offset + 32:end] if end <= len(data) else None
+
+
 def parse_message_input(data: bytes) -> UnsignedMessage:
-    """An unsigned message from the SendWarpMessage event data (ABI `bytes`) or from its own bytes,
-    as icm-services' UnpackWarpMessage accepts both."""
-    try:
-        (inner,) = abi_decode(["bytes"], data)
-        return parse_unsigned_message(inner)
-    except Exception:  # noqa: BLE001 - eth_abi raises several types; the raw form is tried next
-        pass
+    """An unsigned message from the SendWarpMessage event data or from its own bytes, as
+    icm-services' UnpackWarpMessage accepts both (the event form first)."""
+    inner = _abi_bytes(data)
+    if inner is not None:
+        try:
+            return parse_unsigned_message(inner)
+        except CodecError:
+            pass
     try:
         return parse_unsigned_message(data)
     except CodecError as e:

@@ -488,3 +488,17 @@ def test_subnet_validators_sign_with_their_primary_key():
     assert [(v.public_key, v.weight, v.node_ids) for v in ws.validators] == [(pk, 10, (genesis_node,))]
     at = svc["getValidatorsAt"]({"subnetID": _id(sub.tx_id), "height": str(vm.height)})
     assert at[next(iter(at))]["publicKey"] == "0x" + pk.hex()
+
+
+def test_data_api_example_message_is_event_data():
+    """The Data API's SignatureAggregatorRequest example sends the SendWarpMessage event data (the
+    ABI `bytes` of the unsigned message); it is the unsigned Fuji message of warp-vectors.json."""
+    import json
+    from pathlib import Path
+
+    spec = json.loads(Path("/work/shared/reference/openapi/data-api.openapi.json").read_text())
+    example = spec["components"]["schemas"]["SignatureAggregatorRequest"]["properties"]["message"]["examples"][0]
+    (vector,) = json.loads((Path(__file__).resolve().parent.parent / "vectors" / "warp-vectors.json").read_text())
+    unsigned = parse_message_input(bytes.fromhex(example))
+    assert unsigned.encoded.hex() == vector["unsignedMessageHex"][2:]
+    assert parse_message_input(unsigned.encoded) == unsigned  # the message's own bytes work too
