@@ -18,11 +18,12 @@ to the Primary Network there; its callers pass the L1 explicitly.)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from simnode.codec import CodecError
 from simnode.formats import id_to_str
 from simnode.vms.platform import txs as t
+from simnode.vms.platform.state import PLATFORM_CHAIN_ID, PRIMARY
+from simnode.vms.platform.vm import PlatformVM
 from simnode.warp import acp77, signatures
 from simnode.warp.errors import WarpError
 from simnode.warp.message import SignedMessage, UnsignedMessage, parse_signed_message, parse_unsigned_message
@@ -30,9 +31,8 @@ from simnode.warp.payload import AddressedCall, parse_addressed_call
 from simnode.warp.validators import WarpSet
 
 from .justify import Refusal
-from .signer import PLATFORM_CHAIN_ID, WarpSigner
+from .signer import WarpSigner
 
-PRIMARY_NETWORK_ID = bytes(32)
 DEFAULT_QUORUM_PERCENTAGE = 67
 
 
@@ -94,7 +94,7 @@ def parse_message_input(data: bytes) -> UnsignedMessage:
 
 
 class Aggregator:
-    def __init__(self, platform: Any, signer: WarpSigner) -> None:
+    def __init__(self, platform: PlatformVM, signer: WarpSigner) -> None:
         self.platform = platform
         self.signer = signer
 
@@ -117,7 +117,7 @@ class Aggregator:
         subnet = request.signing_subnet_id
         if subnet is None:
             subnet = self._l1_of(unsigned, request.justification) or source_subnet
-        if subnet != PRIMARY_NETWORK_ID and subnet not in state.subnets:
+        if subnet != PRIMARY and subnet not in state.subnets:
             raise _not_found(f"subnet {id_to_str(subnet)} not found")
         height = state.meta.height if request.p_chain_height is None else request.p_chain_height
         if height > state.meta.height:
@@ -189,9 +189,9 @@ class Aggregator:
                  quorum: int, target: int) -> SignedMessage:
         holders = self.signer.holders(warp_set)
         chosen = signatures.heaviest_signers(warp_set, holders, target)
-        if chosen is None:
-            chosen = holders if signatures.heaviest_signers(warp_set, holders, quorum) is not None else None
-        if chosen is None or not chosen:
+        if chosen is None and signatures.heaviest_signers(warp_set, holders, quorum) is not None:
+            chosen = holders  # the buffer is out of reach: as much weight as there is
+        if not chosen:
             reachable = sum(warp_set.validators[i].weight for i in holders)
             raise _bad(f"failed to collect a threshold of signatures: the validators simnode signs for hold "
                        f"{reachable} of the {warp_set.total_weight} weight of subnet {id_to_str(subnet)}, "

@@ -9,11 +9,12 @@ signs, like an offline node.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from simnode.codec import CodecError
 from simnode.crypto import bls
 from simnode.formats import id_to_str
+from simnode.vms.platform.state import PLATFORM_CHAIN_ID
+from simnode.vms.platform.vm import PlatformVM
 from simnode.warp import signatures
 from simnode.warp.keystore import Keystore
 from simnode.warp.message import SignedMessage, UnsignedMessage, parse_unsigned_message
@@ -22,11 +23,9 @@ from simnode.warp.validators import WarpSet
 
 from .justify import EVM_PARSE_ERR, ChainWarpBackend, Refusal, justify_chain, justify_pchain
 
-PLATFORM_CHAIN_ID = bytes(32)
-
 
 class WarpSigner:
-    def __init__(self, platform: Any, keystore: Keystore) -> None:
+    def __init__(self, platform: PlatformVM, keystore: Keystore) -> None:
         """`platform`: the P-Chain VM (its state and clock are read on every request)."""
         self.platform = platform
         self.keystore = keystore
