@@ -20,6 +20,7 @@ from simnode.codec.registry import TypeRegistry
 from simnode.codec.secp256k1fx import OutputOwners, TransferOutput
 from simnode.codec.stakeable import StakeableLockOut
 from simnode.codec.tables import new_p_registry, new_x_registry
+from simnode.crypto import bls
 from simnode.formats.address import FUJI_ID, LOCAL_ID, MAINNET_ID, hrp_for_network, network_name, parse_address
 from simnode.formats.errors import FormatError
 from simnode.formats.ids import (
@@ -31,6 +32,7 @@ from simnode.formats.ids import (
     ZERO_ID,
     node_id_from_str,
 )
+from simnode.warp.keystore import derived_secret_key
 
 # AvalancheGo re-bases the local network's start time forward in steps of 9×30 days.
 LOCAL_START_TIME_PERIOD = 9 * 30 * 24 * 3600
@@ -60,6 +62,7 @@ GENESIS_DATA_DIRS = (
     Path(__file__).resolve().parent.parent / "genesis",  # the repository's top-level folder
 )
 NETWORK_GENESIS_FILES = {LOCAL_ID: "genesis_local.json", FUJI_ID: "genesis_fuji.json"}
+KNOWN_SIGNERS_FILE = "local_signers.json"  # AvalancheGo's staking/local/signer*.key
 
 
 class GenesisError(ValueError):
@@ -784,6 +787,49 @@ def network_genesis_path(network_id: int) -> Path:
         if candidate.is_file():
             return candidate
     raise GenesisError(f"genesis file {file_name} not found in {', '.join(str(d) for d in GENESIS_DATA_DIRS)}")
+
+
+@dataclass(frozen=True, slots=True)
+class StakerKeys:
+    """The genesis stakers' BLS keys as simnode runs them.
+
+    `config`: the genesis config with every staker's signer set to a key simnode can sign with;
+    `secrets`: node ID -> secret key; `derived`: the stakers whose listed signer secret is
+    unknown (or who list none) and so got a key derived from the node's seed instead.
+    """
+
+    config: GenesisConfig
+    secrets: dict[bytes, bls.SecretKey]
+    derived: tuple[bytes, ...]
+
+
+def known_signer_secrets() -> dict[bytes, bls.SecretKey]:
+    """The signer secrets simnode ships (the local network's), by compressed public key."""
+    for directory in GENESIS_DATA_DIRS:
+        path = directory / KNOWN_SIGNERS_FILE
+        if path.is_file():
+            document = json.loads(path.read_text(encoding="utf-8"))
+            keys = [bls.secret_key_from_bytes(bytes.fromhex(e["secretKey"][2:])) for e in document["signers"]]
+            return {bls.public_key(k): k for k in keys}
+    return {}
+
+
+def staker_keys(config: GenesisConfig, seed: int) -> StakerKeys:
+    """Keep each staker's listed signer when its secret ships with simnode; otherwise give the
+    staker a key derived from the seed (its signer entry then lists that key)."""
+    known = known_signer_secrets()
+    stakers = []
+    secrets: dict[bytes, bls.SecretKey] = {}
+    derived = []
+    for staker in config.initial_stakers:
+        secret = known.get(staker.signer.public_key) if staker.signer is not None else None
+        if secret is None:
+            secret = derived_secret_key(seed, staker.node_id)
+            derived.append(staker.node_id)
+            staker = replace(staker, signer=BlsSigner(bls.public_key(secret), bls.prove_possession(secret)))
+        secrets[staker.node_id] = secret
+        stakers.append(staker)
+    return StakerKeys(replace(config, initial_stakers=tuple(stakers)), secrets, tuple(derived))
 
 
 def load_network_genesis(network_id: int, *, now: int | None = None) -> Genesis:

@@ -30,14 +30,16 @@ from .clock import Clock, VirtualClock, WallClock
 from .config import DEFAULT_VIRTUAL_START_MS, NodeConfig
 from .errors import NodeError
 from .profiling import Profiler
-from .crypto import bls
 from .formats.ids import AVM_VM_ID, EVM_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID, ZERO_ID, id_to_str, node_id_to_str
-from .genesis import Genesis, build_genesis, load_genesis, load_network_genesis, rebased_start_time
+from .genesis import Genesis, build_genesis, load_genesis, load_network_genesis, rebased_start_time, staker_keys
 from .store import META, Snapshots, Store
 from .vms.avm import service as avm_service
 from .vms.chain import Chain, ChainContext
 from .vms.platform import service as platform_service
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
+from .signing.aggregator import Aggregator
+from .signing.signer import WarpSigner
+from .warp.keystore import Keystore
 
 log = logging.getLogger("simnode")
 
@@ -56,6 +58,15 @@ class Node:
         )
         if self.genesis.network_id != self.config.network_id:
             self.config = self.config.with_(network_id=self.genesis.network_id)
+        # Genesis stakers sign with the keys their genesis lists when simnode holds those secrets;
+        # the others get seed-derived keys, which the genesis the chains start from then lists.
+        keys = staker_keys(self.genesis.config, self.config.seed)
+        if keys.derived:
+            self.genesis = build_genesis(keys.config, self.genesis.start_time)
+        self._derived_signers = keys.derived
+        self.keystore = Keystore(self.config.seed)
+        for secret in keys.secrets.values():
+            self.keystore.add(secret)
         self.clock: Clock = (
             VirtualClock(self.config.start_time_ms if self.config.start_time_ms is not None else DEFAULT_VIRTUAL_START_MS)
             if self.config.clock_mode == "virtual" else WallClock()
@@ -71,11 +82,12 @@ class Node:
         self.genesis_time: int = 0
         self._deferred: list[DeferredChain] = []
         self.snapshots: Snapshots | None = None
-        # The node is the first genesis staker, so its ID matches a validator of the local net.
-        staker_ids = [s.node_id for s in self.genesis.config.initial_stakers]
-        self.node_id: bytes = staker_ids[0] if staker_ids else bytes(20)
-        self.bls_key = bls.secret_key_from_seed(
-            b"simnode-node-bls/" + self.config.seed.to_bytes(8, "big") + self.node_id)
+        self.warp_signer: WarpSigner | None = None  # the validators signing Warp messages
+        self.aggregator: Aggregator | None = None  # the signature aggregator's core
+        # The node is the first genesis staker (a genesis has at least one): its node ID and BLS
+        # key are that validator's.
+        self.node_id: bytes = self.genesis.config.initial_stakers[0].node_id
+        self.bls_key = keys.secrets[self.node_id]
         self.profiler = Profiler(lambda: self.data_dir / "profiles")
         self.chain_manager = ChainManager(self)  # L1 chains the P-Chain records (simnode/chains.py)
         self._runner: web.AppRunner | None = None
@@ -245,9 +257,16 @@ class Node:
         """Open everything and serve; returns once every chain is bootstrapped (the port
         answers before that: chains still loading reply 503, as AvalancheGo's do)."""
         logs.configure(self.config.log_level)
+        if self._derived_signers:
+            log.warning("the genesis lists BLS signers whose secret keys simnode does not have (%s); those "
+                        "stakers sign with keys derived from the seed instead, and the P-Chain reports those",
+                        ", ".join(node_id_to_str(n) for n in self._derived_signers))
         self._open_store()
         try:
             self._build_chains()
+            platform = self.chains[ZERO_ID]
+            self.warp_signer = WarpSigner(platform, self.keystore)
+            self.aggregator = Aggregator(platform, self.warp_signer)
             self._build_node_endpoints()
             app = build_app(self)
             self._runner = web.AppRunner(app, access_log=None, handle_signals=False)

@@ -40,6 +40,9 @@ __all__ = [
     "secret_key_from_bytes",
     "secret_key_from_seed",
     "sign",
+    "sign_and_aggregate",
+    "sign_many",
+    "signature_error",
     "verify",
     "verify_possession",
 ]
@@ -146,11 +149,24 @@ def _signature_point(sig96: bytes) -> BlstP2Element | None:
         return None
 
 
+def signature_error(sig96: bytes) -> str | None:
+    """Why `sig96` is not a signature, in AvalancheGo's words (bls.SignatureFromBytes), or None."""
+    raw = _require_bytes(sig96, "BLS signature")
+    if len(raw) != SIGNATURE_LEN:
+        return "couldn't decompress signature"
+    try:
+        BlstP2Element.uncompress(raw)
+    except ValueError as e:
+        return "invalid signature" if "NOT_IN_GROUP" in str(e) else "couldn't decompress signature"
+    return None
+
+
 def is_valid_public_key(pk48: bytes) -> bool:
     """True if `pk48` decodes to a G1 point in the subgroup that is not the identity."""
     return _public_key_point(_require_bytes(pk48, "BLS public key")) is not None
 
 
+@lru_cache(maxsize=4096)
 def public_key_to_uncompressed(pk48: bytes) -> bytes:
     """The 96-byte uncompressed form `x ‖ y` (blst `Serialize`), by which Warp orders validators.
 
@@ -189,6 +205,29 @@ def _verify(pk48: bytes, sig96: bytes, msg: bytes, dst: bytes) -> bool:
 def sign(sk: SecretKey, msg: bytes) -> bytes:
     """96-byte compressed G2 signature of `msg` (SIGNATURE_DST)."""
     return _sign(sk, _require_bytes(msg, "message"), SIGNATURE_DST)
+
+
+def _signature_points(secret_keys: list[SecretKey], msg: bytes) -> list[BlstP2Element]:
+    # Every Warp signer signs the same bytes: hash them to G2 once.
+    hashed = BlstP2Element.hash_to_group(_require_bytes(msg, "message"), SIGNATURE_DST)
+    return [hashed.scalar_mul(sk.scalar) for sk in secret_keys]
+
+
+def sign_many(secret_keys: list[SecretKey], msg: bytes) -> list[bytes]:
+    """`sign` by each key."""
+    return [point.compress() for point in _signature_points(secret_keys, msg)]
+
+
+def sign_and_aggregate(secret_keys: list[SecretKey], msg: bytes) -> tuple[list[bytes], bytes]:
+    """`sign` by each key, and the aggregate of those signatures (what `aggregate_signatures` of
+    them gives, summed from the points in hand instead of decompressing each signature again)."""
+    if not secret_keys:
+        raise CryptoError("no signatures")
+    points = _signature_points(secret_keys, msg)
+    total = BlstP2Element()
+    for point in points:
+        total = total + point
+    return [point.compress() for point in points], total.compress()
 
 
 def verify(pk48: bytes, sig96: bytes, msg: bytes) -> bool:

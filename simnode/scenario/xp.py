@@ -301,8 +301,11 @@ class XPClient:
                                                               [state]))
 
     def node_identity(self, ref: str) -> tuple[bytes, Any]:
-        """(node ID, BLS key): a "NodeID-…" (no BLS key) or a name → both derived from the seed."""
-        from ..crypto import bls
+        """(node ID, BLS key): a "NodeID-…" (no BLS key) or a name → both derived from the seed.
+
+        The BLS key is the one the node derives for a validator it creates (warp.keystore), so the
+        validator signs Warp messages on a node run with the scenario's seed."""
+        from ..warp.keystore import derived_secret_key
 
         if ref.startswith("NodeID-"):
             try:
@@ -311,7 +314,7 @@ class XPClient:
                 raise StepError(f"invalid node ID {ref!r}: {exc}") from None
         seed = self.r.scenario.seed
         node_id = derive_key(seed, ref, "node")[:20]
-        return node_id, bls.secret_key_from_seed(derive_key(seed, ref, "bls"))
+        return node_id, derived_secret_key(seed, node_id)
 
     def add_validator(self, f: dict[str, Any]) -> str:
         acct = self.r.account(f["from"])

@@ -52,3 +52,28 @@ def seed_utxo(vm: PlatformVM, utxo_hex: str) -> None:
     st.add_utxo(decode_utxo(bytes.fromhex(utxo_hex[2:]), P_REGISTRY))
     st.w.commit()
     st.w = None
+
+
+def warp_tools(vm: PlatformVM, secrets: list = ()) -> tuple:
+    """The Warp signer and aggregator over `vm`, holding the genesis stakers' keys and `secrets`."""
+    from simnode.genesis import staker_keys
+    from simnode.signing.aggregator import Aggregator
+    from simnode.signing.signer import WarpSigner
+    from simnode.warp.keystore import Keystore
+
+    keystore = Keystore(0)
+    for sk in [*staker_keys(vm.genesis.config, 0).secrets.values(), *secrets]:
+        keystore.add(sk)
+    signer = WarpSigner(vm, keystore)
+    return signer, Aggregator(vm, signer)
+
+
+def manager_message(signer, chain_id: bytes, manager: bytes, msg) -> bytes:
+    """The unsigned message an L1's manager contract sends with `msg` (an ACP-77 message), made an
+    off-chain message of the L1 chain so its validators sign it (no EVM runs in these tests)."""
+    from simnode.warp.message import UnsignedMessage
+    from simnode.warp.payload import AddressedCall
+
+    unsigned = UnsignedMessage(signer.platform.network_id, chain_id, AddressedCall(manager, msg.encode()).encode())
+    signer.add_off_chain_message(unsigned.encoded)
+    return unsigned.encoded

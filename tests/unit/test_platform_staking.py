@@ -11,6 +11,7 @@ from simnode.formats import format_address, id_to_str, node_id_to_str
 from simnode.network import LOCAL_STAKING
 from simnode.vms.platform.builder import PBuilder, address_of, owner
 from simnode.vms.platform.vm import IssueError
+from simnode.warp.acp77 import subnet_validation_id as acp77_subnet_validation_id
 
 from .platform_helpers import EWOQ, new_vm
 
@@ -164,11 +165,13 @@ def test_subnet_auth_and_double_conversion():
 
 
 def test_l1_validator_balance_drains_and_deactivates():
-    from simnode.vms.platform import warp
-    from simnode.vms.platform.builder import warp_message
-    from simnode.vms.platform.txs import PChainOwner
+    from simnode.signing.aggregator import AggregationRequest
+    from simnode.warp.acp77 import L1ValidatorWeight, PChainOwner, RegisterL1Validator
+
+    from .platform_helpers import manager_message, warp_tools
 
     vm, svc, clock = new_vm()
+    signer, aggregator = warp_tools(vm, [blskey(7), blskey(8)])
     w = PBuilder(vm, [EWOQ])
     sub = w.create_subnet()
     issue(vm, sub)
@@ -178,27 +181,29 @@ def test_l1_validator_balance_drains_and_deactivates():
     manager = b"\x0f" * 20
     w = PBuilder(vm, [EWOQ])
     issue(vm, w.convert_subnet(sub.tx_id, chain.tx_id, manager, [(node(7), 100, 100_000, blskey(7))]))
-    vid0 = warp.subnet_validation_id(sub.tx_id, 0)
-    # register a second validator through a Warp message from the manager
+    vid0 = acp77_subnet_validation_id(sub.tx_id, 0)
+    # register a second validator through a Warp message from the manager, signed by the L1's validators
     po = PChainOwner(1, (address_of(EWOQ),))
     expiry = vm.next_block_time() + 3600
-    payload = warp.encode_register_l1_validator(sub.tx_id, node(8), bls.public_key(blskey(8)), expiry, po, po, 50)
-    msg = warp_message(vm.network_id, chain.tx_id, manager, payload, [blskey(7)])
+    reg_msg = RegisterL1Validator(sub.tx_id, node(8), bls.public_key(blskey(8)), expiry, po, po, 50)
+    request = AggregationRequest(manager_message(signer, chain.tx_id, manager, reg_msg))
     w = PBuilder(vm, [EWOQ])
-    reg = w.register_l1_validator(10 * AVAX, blskey(8), msg)
-    issue(vm, reg)
-    vid1 = warp.parse_register_l1_validator(payload).validation_id
+    issue(vm, w.register_l1_validator(10 * AVAX, blskey(8), aggregator.aggregate(request).encoded))
+    vid1 = reg_msg.validation_id
+    # the same message, signed again by the L1's validators as they are now, is a replay
     w = PBuilder(vm, [EWOQ])
-    _rejects(vm, w.register_l1_validator(10 * AVAX, blskey(8), msg), "warp message already issued")
+    _rejects(vm, w.register_l1_validator(10 * AVAX, blskey(8), aggregator.aggregate(request).encoded),
+             "warp message already issued")
     # a message from the wrong address is refused
-    bad = warp_message(vm.network_id, chain.tx_id, b"\x0e" * 20,
-                       warp.encode_l1_validator_weight(vid1, 0, 60), [blskey(7)])
+    bad = aggregator.aggregate(AggregationRequest(
+        manager_message(signer, chain.tx_id, b"\x0e" * 20, L1ValidatorWeight(vid1, 0, 60))))
     w = PBuilder(vm, [EWOQ])
-    _rejects(vm, w.set_l1_validator_weight(bad), "wrong warp message source address")
-    good = warp_message(vm.network_id, chain.tx_id, manager, warp.encode_l1_validator_weight(vid1, 0, 60),
-                        [blskey(7)])
+    _rejects(vm, w.set_l1_validator_weight(bad.encoded), "wrong warp message source address")
+    good = aggregator.aggregate(AggregationRequest(
+        manager_message(signer, chain.tx_id, manager, L1ValidatorWeight(vid1, 0, 60))))
+    assert good.signature.num_signers() == 2  # 100 of 150 is below 67%: both validators sign
     w = PBuilder(vm, [EWOQ])
-    issue(vm, w.set_l1_validator_weight(good))
+    issue(vm, w.set_l1_validator_weight(good.encoded))
     got = svc["getL1Validator"]({"validationID": id_to_str(vid1)})
     assert got["weight"] == "60" and got["minNonce"] == "1"
     # validator 0 has 100000 nAVAX: at 1 nAVAX/s (minPrice, excess 0) it is deactivated after 100000 s

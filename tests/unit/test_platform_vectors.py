@@ -9,7 +9,7 @@ from simnode.codec import encode_signed
 from simnode.formats import id_to_str
 from simnode.vms.platform import fees
 from simnode.vms.platform.txs import P_REGISTRY, parse_tx
-from simnode.vms.platform.warp import conversion_id, subnet_validation_id
+from simnode.warp.acp77 import ConversionValidator, SubnetToL1ConversionData, subnet_validation_id
 
 from .platform_helpers import EWOQ_ADDR, negative_vectors, new_vm, seed_atomic, seed_utxo, vectors
 
@@ -32,9 +32,9 @@ def test_parse_reencode_and_fee(v):
 def test_conversion_and_validation_ids():
     v = next(v for v in P_VECTORS if v["txType"]["name"] == "ConvertSubnetToL1Tx")
     tx = parse_tx(bytes.fromhex(v["signedTxHex"][2:])).unsigned
-    cid = conversion_id(tx.subnet_id, tx.chain_id, tx.address,
-                        [(x.node_id, x.signer.public_key, x.weight) for x in tx.validators])
-    assert id_to_str(cid) == v["details"]["conversionID"]
+    data = SubnetToL1ConversionData(tx.subnet_id, tx.chain_id, tx.address, tuple(
+        ConversionValidator(x.node_id, x.signer.public_key, x.weight) for x in tx.validators))
+    assert id_to_str(data.conversion_id) == v["details"]["conversionID"]
     assert [id_to_str(subnet_validation_id(tx.subnet_id, i)) for i in range(len(tx.validators))] == \
         v["details"]["validationIDs"]
 

@@ -28,7 +28,6 @@ from simnode.crypto import bls, secp256k1
 
 from . import fees
 from . import txs as t
-from . import warp as w
 from .state import PRIMARY, utxo_owners
 
 
@@ -278,20 +277,3 @@ class PBuilder:
         auth, keys = self._auth(o)
         return self._build(lambda b: t.DisableL1ValidatorTx(b, validation_id, auth), [], auth_keys=keys)
 
-
-def unsigned_warp(network_id: int, source_chain: bytes, source_address: bytes, payload: bytes) -> bytes:
-    return w.encode_unsigned_message(network_id, source_chain, w.encode_addressed_call(source_address, payload))
-
-
-def warp_message(network_id: int, source_chain: bytes, source_address: bytes, payload: bytes,
-                 signers: list[bls.SecretKey] | None = None) -> bytes:
-    """A signed Warp message (BitSetSignature); without signers, bit 0 and a signature by no one."""
-    unsigned = unsigned_warp(network_id, source_chain, source_address, payload)
-    if signers:
-        sig = bls.aggregate_signatures([bls.sign(k, unsigned) for k in signers])
-        bits = (1 << len(signers)) - 1
-        bitset = bits.to_bytes((bits.bit_length() + 7) // 8, "big")
-    else:
-        sig = bytes([0xC0]) + bytes(95)  # the identity point (compressed infinity)
-        bitset = b""
-    return w.encode_signed_message(unsigned, bitset, sig)

@@ -32,10 +32,13 @@ from simnode.codec.stakeable import StakeableLockIn, StakeableLockOut
 from simnode.crypto import CryptoError, secp256k1
 from simnode.formats import id_to_str, node_id_to_str, short_id_to_str
 from simnode.vms import atomic
+from simnode.warp import acp77
+from simnode.warp.justification import SubnetIDIndex, encode_justification
+from simnode.warp.message import parse_signed_message
+from simnode.warp.payload import AddressedCall, parse_addressed_call
 
 from . import fees
 from . import txs as t
-from . import warp as w
 from .state import PRIMARY, L1Validator, utxo_owners
 
 if TYPE_CHECKING:
@@ -63,6 +66,7 @@ class Effects:
     new_chain: t.CreateChainTx | None = None
     conversion: tuple | None = None
     l1_puts: list[L1Validator] = field(default_factory=list)
+    l1_preimages: list[tuple[bytes, bytes]] = field(default_factory=list)  # (validationID, justification)
     expiry: tuple[int, bytes] | None = None
     l1_balance: tuple[bytes, int] | None = None  # IncreaseL1ValidatorBalance
     l1_disable: bytes | None = None
@@ -610,26 +614,27 @@ class Verifier:
                 if end_fee > MAX_U64:
                     raise TxError("overflow")
             puts.append(L1Validator(
-                w.subnet_validation_id(tx.subnet_id, i), tx.subnet_id, v.node_id, v.signer.public_key,
+                acp77.subnet_validation_id(tx.subnet_id, i), tx.subnet_id, v.node_id, v.signer.public_key,
                 _pchain_owner_bytes(v.remaining_balance_owner), _pchain_owner_bytes(v.deactivation_owner),
                 self.time, v.weight, 0, end_fee))
         self.flow(creds, extra_produced=sum(v.balance for v in tx.validators))
         eff = self.base_effects()
         eff.l1_puts = puts
-        cid = w.conversion_id(tx.subnet_id, tx.chain_id, tx.address,
-                              [(v.node_id, v.signer.public_key, v.weight) for v in tx.validators])
-        eff.conversion = (tx.subnet_id, cid, tx.chain_id, tx.address)
+        eff.l1_preimages = [(p.validation_id, encode_justification(SubnetIDIndex(tx.subnet_id, i)))
+                            for i, p in enumerate(puts)]
+        data = acp77.SubnetToL1ConversionData(tx.subnet_id, tx.chain_id, tx.address, tuple(
+            acp77.ConversionValidator(v.node_id, v.signer.public_key, v.weight) for v in tx.validators))
+        eff.conversion = (tx.subnet_id, data.conversion_id, tx.chain_id, tx.address)
         return eff
 
-    def _warp(self, message: bytes) -> tuple[w.SignedMessage, w.AddressedCall]:
+    def _warp_call(self, message: bytes) -> tuple[bytes, AddressedCall]:
+        """The source chain and AddressedCall of a tx's Warp message (its signature was verified
+        before the tx executes, see PlatformVM.verify_warp)."""
         try:
-            msg = w.parse_signed_message(message)
-            call = w.parse_addressed_call(msg.payload)
-        except (CodecError, VerifyError) as e:
+            msg = parse_signed_message(message)
+            return msg.unsigned.source_chain_id, parse_addressed_call(msg.unsigned.payload)
+        except CodecError as e:
             raise TxError(str(e)) from None
-        if msg.network_id != self.vm.network_id:
-            raise TxError(f"wrong network ID: expected {self.vm.network_id} but got {msg.network_id}")
-        return msg, call
 
     def _verify_l1_conversion(self, subnet_id: bytes, chain_id: bytes, address: bytes) -> None:
         sub = self.state.subnets.get(subnet_id)
@@ -646,13 +651,13 @@ class Verifier:
         self.syntactic_base()
         self.memo_empty()
         self.flow(self.creds, extra_produced=tx.balance)
-        msg, call = self._warp(tx.message)
+        source_chain, call = self._warp_call(tx.message)
         try:
-            reg = w.parse_register_l1_validator(call.payload)
+            reg = acp77.parse_register_l1_validator(call.payload)
             reg.verify()
         except (CodecError, VerifyError) as e:
             raise TxError(str(e)) from None
-        self._verify_l1_conversion(reg.subnet_id, msg.source_chain_id, call.source_address)
+        self._verify_l1_conversion(reg.subnet_id, source_chain, call.source_address)
         now = self.time
         if reg.expiry <= now:
             raise TxError(f"warp message expired at {reg.expiry} and it is currently {now}")
@@ -679,15 +684,16 @@ class Verifier:
                                    _pchain_owner_bytes(reg.remaining_balance_owner),
                                    _pchain_owner_bytes(reg.disable_owner), now, reg.weight, 0, end_fee)]
         eff.expiry = (reg.expiry, vid)
+        eff.l1_preimages = [(vid, encode_justification(call.payload))]
         return eff
 
     def v_SetL1ValidatorWeightTx(self, tx: t.SetL1ValidatorWeightTx) -> Effects:
         self.syntactic_base()
         self.memo_empty()
         self.flow(self.creds)
-        msg, call = self._warp(tx.message)
+        source_chain, call = self._warp_call(tx.message)
         try:
-            m = w.parse_l1_validator_weight(call.payload)
+            m = acp77.parse_l1_validator_weight(call.payload)
             m.verify()
         except (CodecError, VerifyError) as e:
             raise TxError(str(e)) from None
@@ -696,7 +702,7 @@ class Verifier:
             raise TxError("could not load L1 validator: not found")
         if m.nonce < v.min_nonce:
             raise TxError(f"warp message contains stale nonce {m.nonce} must be at least {v.min_nonce}")
-        self._verify_l1_conversion(v.subnet_id, msg.source_chain_id, call.source_address)
+        self._verify_l1_conversion(v.subnet_id, source_chain, call.source_address)
         eff = self.base_effects()
         refund = None
         if m.weight == 0:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from simnode.codec import Input, OutputOwners, TransferableInput, TransferableOutput
 from simnode.codec.stakeable import StakeableLockIn, StakeableLockOut
+from simnode.warp.message import parse_signed_message
 
 from . import txs as t
 
@@ -170,10 +171,9 @@ def signer_complexity(signer: object) -> tuple[int, int, int, int]:
 
 
 def warp_complexity(message: bytes) -> tuple[int, int, int, int]:
-    from .warp import parse_signed_message
-
+    """Raises CodecError/WarpError for a message that does not parse or a padded signer bitset."""
     msg = parse_signed_message(message)
-    return (len(message), _WARP_READS, 0, msg.num_signers * _BLS_AGG + _BLS_VERIFY)
+    return (len(message), _WARP_READS, 0, msg.signature.num_signers() * _BLS_AGG + _BLS_VERIFY)
 
 
 def _base(b) -> tuple[int, int, int, int]:

@@ -16,9 +16,16 @@ Keys (after ``P/``):
     c<chainID>                chain record
     l<validationID>           L1 validator record; k<subnet><nodeID> -> validationID
     e<expiry8><validationID>  RegisterL1Validator expiries (replay protection)
+    p<validationID>           how an L1 validator came to be, as the justification the P-Chain
+                              wants to sign L1ValidatorRegistration(false) for it
     r<stakerTxID><idx4>       reward UTXO bytes (getRewardUTXOs)
     y<txID>                   staking history (status, rewards) for the Data API
     v<height8>                validator-set diffs of the block at that height
+
+Validator sets (`vset`, what getValidatorsAt and Warp read) are as AvalancheGo's validator
+manager holds them: an L1's inactive validators are one keyless entry under the empty node ID
+(their weight counts, they never sign), and a permissioned subnet validator has the BLS key of
+its primary network validator.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from typing import Any
 from simnode.codec import UTXO, OutputOwners, TransferOutput, decode_utxo, encode_utxo
 from simnode.codec.stakeable import StakeableLockOut
 from simnode.store import Batch, Store, key_suffixes, pack, unpack
+from simnode.warp.validators import WarpSet, canonical_set
 
 from .txs import P_REGISTRY
 
@@ -50,8 +58,11 @@ K_EXPIRY = PREFIX + b"e"
 K_REWARD = PREFIX + b"r"
 K_HISTORY = PREFIX + b"y"
 K_VDIFF = PREFIX + b"v"
+K_L1_PREIMAGE = PREFIX + b"p"
 
 PRIMARY = bytes(32)
+PLATFORM_CHAIN_ID = bytes(32)
+EMPTY_NODE_ID = bytes(20)  # an L1's inactive weight, in its validator set
 
 # Current-staker priorities (txs/priorities.go): ties in end time are processed in this order.
 PRIO_SUBNET_PERMISSIONED = 7
@@ -333,26 +344,43 @@ class State:
             self.put(K_VDIFF + height.to_bytes(8, "big"), pack(rows))
 
     def validator_set_at(self, subnet_id: bytes, height: int) -> dict[bytes, list]:
+        """node ID -> [weight, BLS key or None] of a subnet after the block at `height` (the current
+        set with the later blocks' diffs undone). A permissioned subnet validator has the key of its
+        primary network validator."""
         current = {k: list(v) for k, v in self.vset.get(subnet_id, {}).items()}
-        if height >= self.meta.height:
-            return current
-        start = (height + 1).to_bytes(8, "big")
-        diffs = [(k, v) for k, v in self.store.iterate(K_VDIFF, start=K_VDIFF + start)]
-        for _, v in reversed(diffs):
-            for subnet, node, old_w, old_pk in unpack(v):
-                if subnet != subnet_id:
-                    continue
-                if old_w == 0:
-                    current.pop(node, None)
-                else:
-                    current[node] = [old_w, old_pk]
+        if height < self.meta.height:
+            start = (height + 1).to_bytes(8, "big")
+            diffs = [(k, v) for k, v in self.store.iterate(K_VDIFF, start=K_VDIFF + start)]
+            for _, v in reversed(diffs):
+                for subnet, node, old_w, old_pk in unpack(v):
+                    if subnet != subnet_id:
+                        continue
+                    if old_w == 0:
+                        current.pop(node, None)
+                    else:
+                        current[node] = [old_w, old_pk]
+        if subnet_id != PRIMARY and any(pk is None and n != EMPTY_NODE_ID for n, (_, pk) in current.items()):
+            primary = self.validator_set_at(PRIMARY, height)
+            for node, entry in current.items():
+                if entry[1] is None and node in primary:
+                    entry[1] = primary[node][1]
         return current
+
+    def warp_set(self, subnet_id: bytes, height: int) -> WarpSet:
+        """The canonical Warp validator set of a subnet at a P-Chain height."""
+        return canonical_set((node, w, pk) for node, (w, pk) in self.validator_set_at(subnet_id, height).items())
 
     # ----------------------------------------------------------------------------- subnets, chains
 
     def put_subnet(self, s: Subnet) -> None:
         self.subnets[s.subnet_id] = s
         self.put(K_SUBNET + s.subnet_id, pack(s.to_record()))
+
+    def subnet_of_chain(self, chain_id: bytes) -> bytes | None:
+        if chain_id == PLATFORM_CHAIN_ID:
+            return PRIMARY
+        rec = self.chains.get(chain_id)
+        return None if rec is None else rec.subnet_id
 
     def put_chain(self, c: ChainRecord) -> None:
         self.chains[c.chain_id] = c
@@ -361,40 +389,53 @@ class State:
     # ----------------------------------------------------------------------------- L1 validators
 
     def _index_l1(self, v: L1Validator) -> None:
-        old = self.l1.get(v.validation_id)
-        if old is not None and old.end_accumulated_fee != 0:
-            self.num_active_l1 -= 1
+        """Index a stored L1 validator whose validation ID is not indexed yet."""
         self.l1[v.validation_id] = v
         self.l1_by_node[(v.subnet_id, v.node_id)] = v.validation_id
         if v.end_accumulated_fee != 0:
             self.num_active_l1 += 1
             heapq.heappush(self.l1_active_heap, (v.end_accumulated_fee, v.validation_id))
+            self.vset.setdefault(v.subnet_id, {})[v.node_id] = [v.weight, v.public_key]
+        else:
+            self._add_inactive_weight(v.subnet_id, v.weight)
+
+    def _unindex_l1(self, v: L1Validator) -> None:
+        del self.l1[v.validation_id]
+        self.l1_by_node.pop((v.subnet_id, v.node_id), None)
+        if v.end_accumulated_fee != 0:
+            self.num_active_l1 -= 1
+            self.vset.get(v.subnet_id, {}).pop(v.node_id, None)
+        else:
+            self._add_inactive_weight(v.subnet_id, -v.weight)
+
+    def _add_inactive_weight(self, subnet_id: bytes, delta: int) -> None:
+        sub = self.vset.setdefault(subnet_id, {})
+        weight = sub.get(EMPTY_NODE_ID, [0])[0] + delta
+        if weight:
+            sub[EMPTY_NODE_ID] = [weight, None]
+        else:
+            sub.pop(EMPTY_NODE_ID, None)
 
     def put_l1(self, v: L1Validator) -> None:
         self._note_vset(v.subnet_id, v.node_id)
+        self._note_vset(v.subnet_id, EMPTY_NODE_ID)
         old = self.l1.get(v.validation_id)
+        if old is not None:
+            self._unindex_l1(old)
         if v.weight == 0:
             # Removed: drop it entirely (AvalancheGo deletes the validator with weight 0).
-            if old is not None and old.end_accumulated_fee != 0:
-                self.num_active_l1 -= 1
-            self.l1.pop(v.validation_id, None)
-            self.l1_by_node.pop((v.subnet_id, v.node_id), None)
             self.delete(K_L1 + v.validation_id)
             self.delete(K_L1_NODE + v.subnet_id + v.node_id)
         else:
             self._index_l1(v)
             self.put(K_L1 + v.validation_id, pack(v.to_record()))
             self.put(K_L1_NODE + v.subnet_id + v.node_id, v.validation_id)
-        self._refresh_l1_vset(v.subnet_id, v.node_id)
 
-    def _refresh_l1_vset(self, subnet_id: bytes, node_id: bytes) -> None:
-        vid = self.l1_by_node.get((subnet_id, node_id))
-        v = self.l1.get(vid) if vid else None
-        sub = self.vset.setdefault(subnet_id, {})
-        if v is None or v.end_accumulated_fee == 0:
-            sub.pop(node_id, None)
-        else:
-            sub[node_id] = [v.weight, v.public_key]
+    def put_l1_preimage(self, validation_id: bytes, justification: bytes) -> None:
+        self.put(K_L1_PREIMAGE + validation_id, justification)
+
+    def l1_preimage(self, validation_id: bytes) -> bytes | None:
+        return self.get(K_L1_PREIMAGE + validation_id)
 
     def next_l1_to_deactivate(self) -> L1Validator | None:
         heap = self.l1_active_heap

@@ -28,6 +28,7 @@ from simnode.codec import (
     parse_signed,
 )
 from simnode.codec.registry import Owner
+from simnode.warp.acp77 import PChainOwner
 
 ID_LEN = 32
 NODE_ID_LEN = 20
@@ -160,32 +161,6 @@ class ProofOfPossession:
             raise VerifyError("couldn't parse public key")
         if not bls.verify_possession(self.public_key, self.proof):
             raise VerifyError("invalid proof of possession")
-
-
-@dataclass(frozen=True, slots=True)
-class PChainOwner:
-    """warp/message.PChainOwner: ``u32 threshold | u32 n | n×20 B`` (no locktime)."""
-
-    threshold: int
-    addresses: tuple[bytes, ...]
-
-    def encode(self, w: Writer, reg: TypeRegistry | None = None) -> None:
-        w.u32(self.threshold)
-        w.u32(len(self.addresses))
-        for a in self.addresses:
-            w.fixed_bytes(a, 20)
-
-    @classmethod
-    def decode(cls, r: Reader, reg: TypeRegistry | None = None) -> Self:
-        threshold = r.u32()
-        n = r.count_u32(20)
-        return cls(threshold, tuple(r.fixed_bytes(20) for _ in range(n)))
-
-    def as_output_owners(self) -> OutputOwners:
-        return OutputOwners(0, self.threshold, self.addresses)
-
-    def verify(self) -> None:
-        self.as_output_owners().verify()
 
 
 # --------------------------------------------------------------------------------------- txs

@@ -15,12 +15,14 @@ from dataclasses import replace
 from typing import Any
 
 from simnode.codec import UTXO, CodecError, SignedTx, TransferOutput
-from simnode.crypto import bls
 from simnode.formats import id_to_str
 from simnode.formats.ids import PLATFORM_VM_ID, ZERO_ID
-from simnode.genesis import BlsSigner, build_genesis
+from simnode.genesis import build_genesis
 from simnode.network import params_for
 from simnode.vms import atomic
+from simnode.warp import signatures
+from simnode.warp.errors import WarpError
+from simnode.warp.message import parse_signed_message
 
 from . import blocks, fees, rewards
 from . import txs as t
@@ -41,15 +43,12 @@ log = logging.getLogger("simnode.platform")
 
 MAX_U64 = (1 << 64) - 1
 MAX_L1_LOOKAHEAD = 10 * 365 * 24 * 3600
+WARP_QUORUM_NUMERATOR = 67  # hard-coded for the L1 messages the P-Chain consumes
+WARP_QUORUM_DENOMINATOR = 100
 
 
 class IssueError(ValueError):
     pass
-
-
-def genesis_bls_key(seed: int, node_id: bytes) -> bls.SecretKey:
-    """The BLS key of a genesis staker (the first one is the node's own key, see node.py)."""
-    return bls.secret_key_from_seed(b"simnode-node-bls/" + seed.to_bytes(8, "big") + node_id)
 
 
 class PlatformVM:
@@ -79,7 +78,6 @@ class PlatformVM:
         self._timer_at: int | None = None
         self._in_advance = False
         self.listeners: list = []  # called with (height, block_id, [tx_ids]) after each accepted block
-        self.genesis_keys: dict[bytes, bls.SecretKey] = {}
         self.genesis = self._genesis()
         if self.state.is_initialized():
             self.state.load()
@@ -127,16 +125,11 @@ class PlatformVM:
     # ----------------------------------------------------------------------------- genesis
 
     def _genesis(self) -> Any:
+        """The node's genesis (its stakers' signers are the keys they sign with, see node.py) at the
+        node's genesis time."""
         g = self.ctx.genesis
-        seed = getattr(self.ctx.config, "seed", 0)
-        stakers = []
-        for s in g.config.initial_stakers:
-            sk = genesis_bls_key(seed, s.node_id)
-            self.genesis_keys[s.node_id] = sk
-            stakers.append(replace(s, signer=BlsSigner(bls.public_key(sk), bls.prove_possession(sk))))
-        cfg = replace(g.config, initial_stakers=tuple(stakers))
         start = self.ctx.genesis_time or g.start_time
-        return build_genesis(cfg, start)
+        return g if start == g.start_time else build_genesis(g.config, start)
 
     def _init_genesis(self) -> None:
         g = self.genesis
@@ -223,6 +216,7 @@ class PlatformVM:
         when = self.next_block_time()
         fs = self.fee_state_at(when)
         try:
+            self.verify_warp(stx.unsigned)
             if isinstance(stx.unsigned, t.UnsignedTx):
                 gas = fees.tx_gas(stx.unsigned, self.fee_config)
                 if gas > fs.capacity:
@@ -233,6 +227,23 @@ class PlatformVM:
             self.dropped[tx_id] = reason
             raise TxError(f"failed verification: {reason}") from None
         self.mempool.append(stx)
+
+    def verify_warp(self, tx: Any) -> None:
+        """VerifyWarpMessages, done before a tx executes: a RegisterL1ValidatorTx's or
+        SetL1ValidatorWeightTx's message must be signed by at least 67% of the weight of its source
+        chain's subnet at the current P-Chain height."""
+        if not isinstance(tx, (t.RegisterL1ValidatorTx, t.SetL1ValidatorWeightTx)):
+            return
+        try:
+            msg = parse_signed_message(tx.message)
+            source = msg.unsigned.source_chain_id
+            subnet = self.state.subnet_of_chain(source)
+            if subnet is None:
+                raise WarpError(f'problem retrieving blockchain "{id_to_str(source)}": not found')
+            warp_set = self.state.warp_set(subnet, self.state.meta.height)
+            signatures.verify(msg, self.network_id, warp_set, WARP_QUORUM_NUMERATOR, WARP_QUORUM_DENOMINATOR)
+        except (CodecError, WarpError) as e:
+            raise TxError(f"failed verifying warp messages: {e}") from None
 
     def _verify(self, stx: SignedTx, when: int, price: int, pending: list[SignedTx] | None = None) -> Effects:
         try:
@@ -279,6 +290,7 @@ class PlatformVM:
             keep: list[SignedTx] = []
             for stx in self.mempool:
                 try:
+                    self.verify_warp(stx.unsigned)
                     eff = self._verify(stx, when, price)
                 except TxError as e:
                     self.dropped[stx.tx_id] = str(e)
@@ -586,6 +598,8 @@ class PlatformVM:
             st.put_subnet(replace(sub, conversion_id=cid, manager_chain_id=chain, manager_address=addr))
         for v in eff.l1_puts:
             st.put_l1(v)
+        for vid, justification in eff.l1_preimages:
+            st.put_l1_preimage(vid, justification)
         if eff.expiry is not None:
             st.put_expiry(*eff.expiry)
         if eff.l1_balance is not None:

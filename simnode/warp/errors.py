@@ -1,0 +1,6 @@
+"""The error of the Warp library. Texts are AvalancheGo's (vms/platformvm/warp), because they
+surface verbatim in the P-Chain's tx errors and in the aggregator's answers."""
+
+
+class WarpError(ValueError):
+    """A Warp message or signature that does not verify (the bytes themselves decoded)."""
