@@ -43,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--block-time", type=float, default=0.0,
                      help="C-Chain: mine every N seconds (default 0 = a block as soon as a tx arrives)")
     run.add_argument("--log-level", type=_level, default="INFO", help="OFF|FATAL|ERROR|WARN|INFO|TRACE|DEBUG|VERBO")
+    run.add_argument("--chain-config-dir", type=Path, default=None,
+                     help="per-chain config folders, <chain ID>/config.json and upgrade.json, as AvalancheGo's")
     run.add_argument("--scenario", type=Path, default=None,
                      help="preload a scenario file (its [network] seed, start time and block time apply)")
     run.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
@@ -67,11 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
 def config_from_args(args: argparse.Namespace) -> NodeConfig:
     if args.block_time < 0:
         raise SystemExit("simnode: --block-time must be >= 0")
+    if args.chain_config_dir is not None and not args.chain_config_dir.is_dir():
+        raise SystemExit(f"simnode: cannot read directory: {args.chain_config_dir}")
     return NodeConfig(
         http_host=args.http_host, http_port=args.http_port, network_id=args.network_id,
         genesis_file=args.genesis, data_dir=args.data_dir, ephemeral=args.ephemeral,
         api_admin_enabled=args.api_admin_enabled, seed=args.seed, clock_mode=args.clock,
-        log_level=args.log_level, block_time=args.block_time,
+        log_level=args.log_level, block_time=args.block_time, chain_config_dir=args.chain_config_dir,
     )
 
 

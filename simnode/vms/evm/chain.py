@@ -33,6 +33,7 @@ from eth.abc import SignedTransactionAPI
 from eth.chains.base import Chain as PyEvmChain
 from eth.constants import BLANK_ROOT_HASH, EMPTY_UNCLE_HASH
 from eth.db.account import AccountDB
+from eth.vm.chain_context import ChainContext
 from eth.vm.forks.berlin.transactions import AccessListTransaction, AccountAccesses
 from eth.vm.forks.cancun.headers import CancunBlockHeader
 from eth.vm.forks.london.transactions import DynamicFeeTransaction
@@ -43,6 +44,8 @@ from ...formats.ids import EVM_VM_ID, ZERO_ID
 from .db import StoreKV, atomic_db
 from .fees import ACP176_RULES, FeeState, fee_state_from_row
 from .mempool import Mempool, PoolError, PoolTx
+from .precompiles.contract import BlockContext
+from .precompiles.schedule import AllocState, Schedule
 from .rlpcodec import item_length, list_header
 from .rules import BLACKHOLE, ZERO_HASH, AvalancheVM
 from .trieroot import ordered_trie_root
@@ -283,7 +286,7 @@ class EVMChain:
 
     def __init__(self, ctx: Any, *, genesis_json: dict | None = None, name: str = "C-Chain",
                  aliases: tuple[str, ...] = ("C", "evm"), prefix: bytes = b"C/", fee_rules: Any = None,
-                 vm_id: bytes = EVM_VM_ID, subnet_id: bytes = ZERO_ID) -> None:
+                 vm_id: bytes = EVM_VM_ID, subnet_id: bytes = ZERO_ID, precompiles: Schedule | None = None) -> None:
         self.ctx = ctx
         self.config = ctx.config
         self.store = ctx.store
@@ -294,6 +297,8 @@ class EVMChain:
         self.vm_id = vm_id
         # base fee, gas limit and header extra: fees.ACP176FeeRules or subnet_fees.SubnetEVMFeeRules
         self.fee_rules = fee_rules or ACP176_RULES
+        # stateful precompiles by block timestamp (none on the C-Chain: coreth's set)
+        self.precompiles = precompiles or Schedule(AvalancheVM)
         self.default_aliases = aliases
         self.prefix = prefix
         self.genesis_json = genesis_json or ctx.genesis.c_chain_genesis.parsed
@@ -393,6 +398,7 @@ class EVMChain:
 
     def _write_genesis(self) -> None:
         params, alloc = self._genesis_header_params()
+        self.precompiles.activate(AllocState(alloc), None, BlockContext(0, params["timestamp"]))
         chain = self.chain_class.from_genesis(self.db, params, alloc)
         header = chain.get_canonical_head()
         batch = self.store.batch()
@@ -520,12 +526,27 @@ class EVMChain:
         memo = self._fees_memo
         if memo is not None and memo[0] is head and memo[1] == now:
             return memo[2]
-        fees = self.fee_rules.next_block_fees(head.fee, head.ms, max(now, head.ms))
+        fees = self.fee_rules_for(head).next_block_fees(head.fee, head.ms, max(now, head.ms))
         self._fees_memo = (head, now, fees)
         return fees
 
     def next_base_fee(self) -> int:
         return self.next_fees()[1]
+
+    def fee_rules_for(self, parent: BlockInfo) -> Any:
+        """The fee rules of `parent`'s child (an L1's fee manager can change them)."""
+        return self.fee_rules
+
+    def coinbase_for(self, parent: BlockInfo) -> bytes:
+        """The coinbase of `parent`'s child (an L1's reward manager can choose it)."""
+        return BLACKHOLE
+
+    def vm_at(self, header: Any) -> Any:
+        """A py-evm VM for `header`, with the precompiles active at its timestamp."""
+        evm = self.evm
+        return self.precompiles.vm_class_at(header.timestamp)(
+            header=header, chaindb=evm.chaindb, chain_context=ChainContext(self.evm_chain_id),
+            consensus_context=evm.consensus_context)
 
     # ------------------------------------------------------------------ tx admission
 
@@ -601,6 +622,9 @@ class EVMChain:
         if balance < cost:
             raise ChainError(f"insufficient funds for gas * price + value: balance {balance}, "
                              f"tx cost {cost}, overshot {cost - balance}")
+        refusal = self.precompiles.check_tx(view, sender, self.head.header.timestamp)
+        if refusal is not None:
+            raise ChainError(refusal)
         ptx = PoolTx(tx=tx, raw=raw, hash=h, sender=sender, nonce=nonce, gas=gas, max_fee=max_fee, tip=tip,
                      value=value, type_id=type_id)
         try:
@@ -679,16 +703,19 @@ class EVMChain:
         if ts_ms is None:
             ts_ms = self._block_time_ms()
         parent = self.head
-        fee_state, base_fee, gas_limit = self.fee_rules.next_block_fees(parent.fee, parent.ms, ts_ms)
+        fee_state, base_fee, gas_limit = self.fee_rules_for(parent).next_block_fees(parent.fee, parent.ms, ts_ms)
+        coinbase = self.coinbase_for(parent)
         header = CancunBlockHeader(
-            parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=BLACKHOLE,
+            parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=coinbase,
             state_root=self.state_root, transaction_root=BLANK_ROOT_HASH, receipt_root=BLANK_ROOT_HASH,
             bloom=0, difficulty=1, block_number=parent.number + 1, gas_limit=gas_limit, gas_used=0,
             timestamp=ts_ms // 1000, extra_data=b"", mix_hash=ZERO_HASH, nonce=b"\x00" * 8,
             base_fee_per_gas=base_fee, withdrawals_root=BLANK_ROOT_HASH, blob_gas_used=0, excess_blob_gas=0,
             parent_beacon_block_root=ZERO_HASH,
         )
-        vm = self.evm.get_vm(header)
+        vm = self.vm_at(header)
+        self.precompiles.activate(vm.state, parent.header.timestamp, BlockContext(header.block_number,
+                                                                                  header.timestamp))
         included: list[PoolTx] = []
         receipts = []
         rows: list[list] = []
@@ -738,7 +765,7 @@ class EVMChain:
         vm.state.persist()
         raws = [p.raw for p in included]
         final_header = CancunBlockHeader(
-            parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=BLACKHOLE,
+            parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=coinbase,
             state_root=vm.state.state_root, transaction_root=ordered_trie_root(raws),
             receipt_root=ordered_trie_root([r.encode() for r in receipts]), bloom=bloom, difficulty=1,
             block_number=header.block_number, gas_limit=gas_limit, gas_used=cursor.gas_used,
@@ -794,9 +821,17 @@ class EVMChain:
                     ts_ms = parent.ms + interval_s * 1000
                 else:
                     ts_ms = self._block_time_ms()
-                fee_state, base_fee, gas_limit = self.fee_rules.next_block_fees(parent.fee, parent.ms, ts_ms)
+                if self.precompiles.activating(parent.header.timestamp, ts_ms // 1000):
+                    # a block that changes state: built as any block, after the blocks before it
+                    self.kv.flush_into(batch)
+                    batch.commit()
+                    batch = self.store.batch()
+                    self.build_block(ts_ms, include_txs=False)
+                    continue
+                fee_state, base_fee, gas_limit = self.fee_rules_for(parent).next_block_fees(parent.fee, parent.ms,
+                                                                                             ts_ms)
                 header = CancunBlockHeader(
-                    parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=BLACKHOLE,
+                    parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=self.coinbase_for(parent),
                     state_root=self.state_root, transaction_root=BLANK_ROOT_HASH, receipt_root=BLANK_ROOT_HASH,
                     bloom=0, difficulty=1, block_number=parent.number + 1, gas_limit=gas_limit, gas_used=0,
                     timestamp=ts_ms // 1000, extra_data=fee_state.encode(), mix_hash=ZERO_HASH,

@@ -9,19 +9,28 @@ Differences from Ethereum that matter here:
 * plain value transfers are settled without py-evm's executor (transfer.py), same outcome.
 The coinbase is coreth's BlackholeAddr, so the priority fee goes to an address nobody controls
 (coreth credits it there too); the base fee is burned.
+
+L1 (subnet-EVM) chains run SubnetEVMVM: as subnet-evm's state transition, no gas is refunded
+(`ShouldRefundGas` is false once SubnetEVM is active) and the whole fee, gas used × effective gas
+price, goes to the block's coinbase (the blackhole, or the reward address / fee recipient the
+reward manager or `allowFeeRecipients` chooses). Stateful precompiles (precompiles/) extend these
+classes per block.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from eth.abc import BlockAPI, BlockHeaderAPI
 from eth.db.account import AccountDB
 from eth.rlp.accounts import Account
 from eth.validation import validate_length_lte
 from eth.vm.forks.cancun import CancunVM
+from eth.vm.forks.cancun.computation import CancunComputation
 from eth_utils import ValidationError
 
 from . import rlpcodec, speedups
-from .transfer import TransferFastPathState
+from .transfer import PLAIN_COMPUTATIONS, TransferFastPathState
 
 speedups.apply()
 
@@ -116,3 +125,26 @@ class AvalancheVM(CancunVM):
     def validate_block(self, block: BlockAPI) -> None:
         # Blocks are only ever built here; the builder fills every field.
         return None
+
+
+class SubnetEVMComputation(CancunComputation):
+    """subnet-evm refunds no gas: the refund counter never reaches the sender."""
+
+    def get_gas_refund(self) -> int:
+        return 0
+
+
+PLAIN_COMPUTATIONS.add(SubnetEVMComputation)
+
+
+class SubnetEVMState(AvalancheState):
+    computation_class = SubnetEVMComputation
+
+    def get_tip(self, transaction: Any) -> int:
+        # the coinbase gets gas used × the effective gas price, base fee included
+        return self.get_gas_price(transaction)
+
+
+class SubnetEVMVM(AvalancheVM):
+    fork = "subnet-evm-cancun"
+    _state_class = SubnetEVMState

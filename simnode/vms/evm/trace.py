@@ -17,6 +17,7 @@ from eth.vm.opcode_values import CALL, CALLCODE, CREATE, CREATE2, DELEGATECALL, 
 from ...rpc.jsonrpc import EthService, RPCError
 from .chain import BlockInfo, ChainError
 from .execution import revert_message, vm_error_text
+from .precompiles.contract import BlockContext
 from .rules import AvalancheVM
 from .rpcjson import hb, hx, parse_hash
 
@@ -137,6 +138,21 @@ class TracingComputation(CancunComputation):
 TracingComputation._base_opcodes = CancunComputation.opcodes  # type: ignore[attr-defined]
 TracingState = AvalancheVM._state_class.configure(__name__="TracingAvalancheState", computation_class=TracingComputation)
 TracingVM = AvalancheVM.configure(__name__="TracingAvalancheVM", _state_class=TracingState)
+_TRACING_VMS: dict[type, type] = {AvalancheVM: TracingVM}
+
+
+def tracing_vm(vm_class: type) -> type:
+    """`vm_class` with the tracing hooks over its own computation class (an L1's rules, the
+    precompiles active in the traced block)."""
+    hit = _TRACING_VMS.get(vm_class)
+    if hit is None:
+        state = vm_class._state_class
+        computation = type(f"Tracing{state.computation_class.__name__}", (TracingComputation, state.computation_class),
+                           {})
+        hit = _TRACING_VMS[vm_class] = vm_class.configure(
+            __name__=f"Tracing{vm_class.__name__}",
+            _state_class=state.configure(__name__=f"Tracing{state.__name__}", computation_class=computation))
+    return hit
 
 
 def _tracer_from(config: Any) -> Tracer:
@@ -162,8 +178,13 @@ def _block_vm(api: EthAPI, block: BlockInfo) -> tuple[Any, Any]:
     chain = api.chain
     pre = chain.pre_state_root(block)
     hdr = block.header.copy(state_root=pre, gas_used=0, bloom=0)
-    vm = TracingVM(header=hdr, chaindb=chain.evm.chaindb, chain_context=ChainContext(chain.evm_chain_id),
-                   consensus_context=chain.evm.consensus_context)
+    vm_class = tracing_vm(chain.precompiles.vm_class_at(hdr.timestamp))
+    vm = vm_class(header=hdr, chaindb=chain.evm.chaindb, chain_context=ChainContext(chain.evm_chain_id),
+                  consensus_context=chain.evm.consensus_context)
+    parent = chain.block(block.number - 1) if block.number else None
+    # the block's precompile activations happened before its first tx, as the builder did them
+    chain.precompiles.activate(vm.state, parent.header.timestamp if parent is not None else None,
+                               BlockContext(hdr.block_number, hdr.timestamp))
     return vm, hdr
 
 
@@ -215,8 +236,10 @@ def register_trace(svc: EthService, api: EthAPI) -> None:
         block = api._latest_or_block(tag)
         tracer = _tracer_from(config)
         overrides = (config or {}).get("stateOverrides") if isinstance(config, dict) else None
+        at = block or chain.head
         state = api.exec.build_state(block, not bool(args.gas_price or args.max_fee or args.tip),
-                                     args.gas or 50_000_000, overrides, vm_class=TracingVM)
+                                     args.gas or 50_000_000, overrides,
+                                     vm_class=tracing_vm(chain.precompiles.vm_class_at(at.header.timestamp)))
         _ACTIVE.append(tracer)
         try:
             comp = api.exec.run(args, block, state=state)
