@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-/// subnet-EVM's allow-list interface (IAllowList, MIT), as a contract sees it.
+/// subnet-EVM's precompile interfaces (IAllowList, INativeMinter, IFeeManager, IRewardManager:
+/// MIT-licensed interfaces, restated here with their events for the tests' ABIs).
 interface IAllowList {
+    event RoleSet(uint256 indexed role, address indexed account, address indexed sender, uint256 oldRole);
+
     function setAdmin(address addr) external;
     function setEnabled(address addr) external;
     function setManager(address addr) external;
@@ -11,7 +14,46 @@ interface IAllowList {
 }
 
 interface INativeMinter is IAllowList {
+    event NativeCoinMinted(address indexed sender, address indexed recipient, uint256 amount);
+
     function mintNativeCoin(address addr, uint256 amount) external;
+}
+
+interface IFeeManager is IAllowList {
+    struct FeeConfig {
+        uint256 gasLimit;
+        uint256 targetBlockRate;
+        uint256 minBaseFee;
+        uint256 targetGas;
+        uint256 baseFeeChangeDenominator;
+        uint256 minBlockGasCost;
+        uint256 maxBlockGasCost;
+        uint256 blockGasCostStep;
+    }
+
+    event FeeConfigChanged(address indexed sender, FeeConfig oldFeeConfig, FeeConfig newFeeConfig);
+
+    function setFeeConfig(uint256 gasLimit, uint256 targetBlockRate, uint256 minBaseFee, uint256 targetGas,
+                          uint256 baseFeeChangeDenominator, uint256 minBlockGasCost, uint256 maxBlockGasCost,
+                          uint256 blockGasCostStep) external;
+    function getFeeConfig() external view returns (uint256 gasLimit, uint256 targetBlockRate, uint256 minBaseFee,
+                                                   uint256 targetGas, uint256 baseFeeChangeDenominator,
+                                                   uint256 minBlockGasCost, uint256 maxBlockGasCost,
+                                                   uint256 blockGasCostStep);
+    function getFeeConfigLastChangedAt() external view returns (uint256 blockNumber);
+}
+
+interface IRewardManager is IAllowList {
+    event RewardAddressChanged(address indexed sender, address indexed oldRewardAddress,
+                               address indexed newRewardAddress);
+    event FeeRecipientsAllowed(address indexed sender);
+    event RewardsDisabled(address indexed sender);
+
+    function setRewardAddress(address addr) external;
+    function allowFeeRecipients() external;
+    function disableRewards() external;
+    function currentRewardAddress() external view returns (address rewardAddress);
+    function areFeeRecipientsAllowed() external view returns (bool isAllowed);
 }
 
 /// simnode's precompile tests: calls a stateful precompile the ways a contract can (through an

@@ -11,7 +11,9 @@ The fee manager's stored config sets a block's fees and the reward manager's sto
 coinbase, both read from the parent's state while the precompile is enabled at the parent's
 timestamp.
 
-Storage: everything under ``L1/<chain ID (32 bytes)>/`` with the C-Chain's layout (chain.py).
+Storage: everything under ``L1/<chain ID (32 bytes)>/`` with the C-Chain's layout (chain.py),
+plus ``upgrades``: the upgrade.json the chain last started with, which a new one must agree with
+on every activation already passed.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from .chain import BlockInfo, EVMChain
 from .precompiles import feemanager, rewardmanager
 from .precompiles.contract import ChainParams, ConfigError
 from .precompiles.schedule import Schedule
-from .precompiles.upgrades import genesis_configs, parse_upgrade_bytes
+from .precompiles.upgrades import check_compatible, genesis_configs, parse_upgrade_bytes
 from .rules import BLACKHOLE, SubnetEVMVM
 from .subnet_fees import FeeConfigError, SubnetEVMFeeRules, SubnetFeeConfig
 
@@ -127,6 +129,26 @@ class SubnetEVMChain(EVMChain):
         super().__init__(ctx, genesis_json=genesis, name=name, aliases=(), prefix=store_prefix(ctx.chain_id),
                          fee_rules=SubnetEVMFeeRules(fee_config), vm_id=SUBNET_EVM_VM_ID, subnet_id=subnet_id,
                          precompiles=schedule)
+        self._keep_upgrades(files.upgrade)
+
+    def _keep_upgrades(self, upgrade_bytes: bytes | None) -> None:
+        """Refuse upgrades that would change an activation the chain has passed (subnet-evm's
+        stored-config compatibility check), else remember them for the next start."""
+        key = self._key(b"upgrades")
+        stored = self.store.get(key)
+        previous = parse_upgrade_bytes(stored) if stored else ()
+        reason = check_compatible(self.precompiles.genesis, previous, self.precompiles.upgrades,
+                                  self.head.header.timestamp)
+        if reason is not None:
+            self.close()
+            raise GenesisError(reason)
+        if stored != upgrade_bytes:
+            batch = self.store.batch()
+            if upgrade_bytes is None:
+                batch.delete(key)
+            else:
+                batch.put(key, upgrade_bytes)
+            batch.commit()
 
     def _parent_root(self, parent: BlockInfo) -> bytes:
         # the head's child builds on the latest state (dev edits included), as the builder does

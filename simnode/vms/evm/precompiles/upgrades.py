@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .registry import BY_KEY, MODULES
 from .contract import ConfigError, Module, json_uint64
+from .registry import BY_KEY, MODULES
 
 ALLOW_LIST_KEYS = ("adminAddresses", "managerAddresses", "enabledAddresses")
 
@@ -112,3 +112,66 @@ def verify_upgrades(genesis: tuple[PrecompileConfig, ...], upgrades: tuple[Preco
                               f"previous timestamp of same key {last_ts}")
         last[u.key] = (u.timestamp, u.disable)
         previous = u.timestamp
+
+
+@dataclass(frozen=True, slots=True)
+class _CompatError:
+    what: str
+    stored: int | None
+    new: int | None
+
+    @property
+    def rewind_to(self) -> int:
+        if self.stored is None:
+            rew = self.new
+        elif self.new is None or self.stored < self.new:
+            rew = self.stored
+        else:
+            rew = self.new
+        return rew - 1 if rew else 0
+
+    def __str__(self) -> str:
+        have = "nil" if self.stored is None else str(self.stored)
+        want = "nil" if self.new is None else str(self.new)
+        return (f"mismatching {self.what} in database (have timestamp {have}, want timestamp {want}, "
+                f"rewindto timestamp {self.rewind_to})")
+
+
+def _first_incompatibility(genesis: tuple[PrecompileConfig, ...], stored: tuple[PrecompileConfig, ...],
+                           new: tuple[PrecompileConfig, ...], ts: int) -> _CompatError | None:
+    """checkPrecompilesCompatible at `ts`: per precompile, the configs active by then must match."""
+    def active(module: Module, upgrades: tuple[PrecompileConfig, ...]) -> list[PrecompileConfig]:
+        return [c for c in (*genesis, *upgrades)
+                if c.module is module and c.timestamp is not None and c.timestamp <= ts]
+
+    for module in MODULES:
+        had, has = active(module, stored), active(module, new)
+        for i, config in enumerate(had):
+            if len(has) <= i:
+                return _CompatError(f"missing PrecompileUpgrade[{i}]", config.timestamp, None)
+            if config != has[i]:
+                return _CompatError(f"PrecompileUpgrade[{i}]", config.timestamp, has[i].timestamp)
+        if len(has) > len(had):
+            return _CompatError(f"cannot retroactively enable PrecompileUpgrade[{len(had)}]", None,
+                                has[len(had)].timestamp)
+    return None
+
+
+def check_compatible(genesis: tuple[PrecompileConfig, ...], stored: tuple[PrecompileConfig, ...],
+                     new: tuple[PrecompileConfig, ...], head_ts: int) -> str | None:
+    """Why upgrades `new` may not replace `stored` on a chain whose last accepted block has
+    timestamp `head_ts` (they would change an activation already passed), or None: the lowest
+    conflict, as libevm's CheckCompatible finds it, and only if it needs a rewind (subnet-evm's
+    SetupGenesisBlock; it never rewinds, the chain does not start)."""
+    last: _CompatError | None = None
+    ts = head_ts
+    while True:
+        err = _first_incompatibility(genesis, stored, new, ts)
+        if err is None or (last is not None and err.rewind_to == last.rewind_to):
+            break
+        last = err
+        if err.rewind_to > 0:
+            ts = err.rewind_to
+    if last is None or head_ts == 0 or last.rewind_to == 0:
+        return None
+    return str(last)
