@@ -447,3 +447,135 @@ def test_reward_manager_steers_the_coinbase():
         assert h.node.chain_manager.failed[bad] == \
             "failed to verify genesis: invalid precompile upgrades: cannot enable both fee recipients and reward " \
             "address at the same time"
+
+
+# ----------------------------------------------------------------------------- activation and upgrades
+
+
+def advance(h, seconds: int) -> int:
+    return int(call(h.url + "/ext/simnode", "simnode.advanceTime", {"seconds": seconds})["timestamp"])
+
+
+def test_activation_by_timestamp_upgrades_and_their_compatibility(tmp_path):
+    chains = tmp_path / "chains"
+    chains.mkdir()
+    config = NodeConfig(http_port=0, data_dir=tmp_path / "data", clock_mode="virtual", chain_config_dir=chains)
+    recipient = to_checksum_address("0x" + "fe" * 20)
+    r = to_checksum_address("0x" + "72" * 20)
+    with Node.start_in_thread(config) as h:
+        t0 = advance(h, 0)
+        rpc, w3 = start_l1(h, contractNativeMinterConfig={"blockTimestamp": t0 + 100, "adminAddresses": [EWOQ.address]},
+                           rewardManagerConfig={"blockTimestamp": 0, "initialRewardConfig": {"allowFeeRecipients": True}})
+        minter = w3.eth.contract(address=NATIVE_MINTER, abi=ABIS["INativeMinter"])
+        mint = minter.functions.mintNativeCoin(r, 5)
+        cid = rpc.split("/")[-2]
+
+        # before its timestamp the minter is not there: a call to it is a call to an empty account
+        assert call(rpc, "eth_getActiveRulesAt")["precompiles"] == {"rewardManagerConfig": {"timestamp": 0}}
+        assert call(rpc, "eth_getActiveRulesAt", [t0 + 100])["precompiles"] == {
+            "contractNativeMinterConfig": {"timestamp": t0 + 100}, "rewardManagerConfig": {"timestamp": 0}}
+        assert list(call(rpc, "eth_getActivePrecompilesAt", [t0 + 99])) == ["rewardManagerConfig"]
+        rc = transact(w3, EWOQ, mint)
+        assert rc.status == 1 and not rc.logs and w3.eth.get_code(NATIVE_MINTER) == b""
+        assert w3.eth.get_block(rc.blockNumber).miner == BLACKHOLE  # fee recipients allowed, none configured
+
+        # the first block at or after it activates it, before that block's txs
+        advance(h, 100)
+        rc = transact(w3, EWOQ, mint)
+        assert rc.status == 1 and len(rc.logs) == 1 and w3.eth.get_balance(r) == 5
+        assert w3.eth.get_block(rc.blockNumber).timestamp >= t0 + 100
+        assert w3.eth.get_code(NATIVE_MINTER, rc.blockNumber) == b"\x01"
+        assert w3.eth.get_code(NATIVE_MINTER, rc.blockNumber - 1) == b""
+        assert w3.eth.get_transaction_count(NATIVE_MINTER) == 1
+        assert minter.functions.readAllowList(EWOQ.address).call() == ADMIN
+        t1 = w3.eth.get_block("latest").timestamp
+
+    # upgrade.json: disable the minter and enable the tx allow list at t2; config.json: a fee recipient
+    t2 = t1 + 50
+    upgrades = [{"contractNativeMinterConfig": {"blockTimestamp": t2, "disable": True}},
+                {"txAllowListConfig": {"blockTimestamp": t2, "adminAddresses": [EWOQ.address.lower()]}}]
+    (chains / cid).mkdir()
+    (chains / cid / "upgrade.json").write_text(json.dumps({"precompileUpgrades": upgrades}))
+    (chains / cid / "config.json").write_text(json.dumps({"feeRecipient": recipient}))
+    config = config.with_(start_time_ms=t1 * 1000)
+    with Node.start_in_thread(config) as h:
+        assert call(rpc := h.url + f"/ext/bc/{cid}/rpc", "eth_getChainConfig")["upgrades"] == \
+            {"precompileUpgrades": upgrades}
+        w3 = l1_web3(rpc)
+        rc = transact(w3, EWOQ, mint)
+        assert len(rc.logs) == 1 and w3.eth.get_block(rc.blockNumber).miner == recipient
+        assert w3.eth.get_balance(recipient) == rc.gasUsed * rc.effectiveGasPrice
+        advance(h, t2 - t1)
+        rc = transact(w3, EWOQ, mint)  # the block at t2: the minter's account is wiped first
+        assert rc.status == 1 and not rc.logs and w3.eth.get_balance(r) == 10
+        assert w3.eth.get_code(NATIVE_MINTER) == b"" and w3.eth.get_transaction_count(NATIVE_MINTER) == 0
+        assert w3.eth.get_storage_at(NATIVE_MINTER, int(EWOQ.address, 16)) == b"\x00" * 32
+        assert sorted(call(rpc, "eth_getActivePrecompilesAt")) == ["rewardManagerConfig", "txAllowListConfig"]
+        assert "contractNativeMinterConfig" in call(rpc, "eth_getActiveRulesAt", [t2 - 1])["precompiles"]
+        with pytest.raises(RPCFailure, match="cannot issue transaction from non-allow listed address"):
+            call(rpc, "eth_sendRawTransaction", [B.sign_transaction(tx_dict(w3, B, r, value=1, gas=21000))
+                                                 .raw_transaction.to_0x_hex()])
+        t3 = advance(h, 1)
+
+    # an upgrade.json that drops an activation already passed: the chain does not start
+    (chains / cid / "upgrade.json").write_text(json.dumps({"precompileUpgrades": upgrades[1:]}))
+    with Node.start_in_thread(config.with_(start_time_ms=t3 * 1000)) as h:
+        failed = {id_to_str(k): v for k, v in h.node.chain_manager.failed.items()}
+        assert failed == {cid: f"mismatching missing PrecompileUpgrade[1] in database (have timestamp {t2}, "
+                               f"want timestamp nil, rewindto timestamp {t2 - 1})"}
+
+    # one that only adds a later upgrade is fine: the minter comes back with new roles and no old ones
+    t4 = t3 + 10
+    upgrades.append({"contractNativeMinterConfig": {"blockTimestamp": t4, "adminAddresses": [A.address.lower()]}})
+    (chains / cid / "upgrade.json").write_text(json.dumps({"precompileUpgrades": upgrades}))
+    with Node.start_in_thread(config.with_(start_time_ms=t3 * 1000)) as h:
+        rpc = h.url + f"/ext/bc/{cid}/rpc"
+        w3 = l1_web3(rpc)
+        assert len(call(rpc, "eth_getChainConfig")["upgrades"]["precompileUpgrades"]) == 3
+        advance(h, t4 - t3)
+        assert send(w3, EWOQ, r, value=1, gas=21000).status == 1  # the block at t4
+        minter = w3.eth.contract(address=NATIVE_MINTER, abi=ABIS["INativeMinter"])
+        assert w3.eth.get_code(NATIVE_MINTER) == b"\x01"
+        assert (minter.functions.readAllowList(A.address).call(), minter.functions.readAllowList(EWOQ.address)
+                .call()) == (ADMIN, NONE)
+        assert call_error(rpc, EWOQ, NATIVE_MINTER, mint._encode_transaction_data()) == \
+            f"non-enabled cannot mint: {EWOQ.address}"
+
+
+def _scripted_run() -> list[tuple[str, str, str]]:
+    """A fresh node through activations (one in an anvil_mine run of empty blocks), precompile
+    calls and fee changes; every L1 block's (hash, state root, miner)."""
+    r = to_checksum_address("0x" + "72" * 20)
+    with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, clock_mode="virtual")) as h:
+        t0 = advance(h, 0)
+        rpc, w3 = start_l1(
+            h, contractNativeMinterConfig={"blockTimestamp": t0 + 30, "adminAddresses": [EWOQ.address]},
+            feeManagerConfig={"blockTimestamp": t0 + 60, "enabledAddresses": [A.address],
+                              "initialFeeConfig": {**FEE_CONFIG, "gasLimit": 20_000_000}},
+            rewardManagerConfig={"blockTimestamp": 0, "adminAddresses": [EWOQ.address],
+                                 "initialRewardConfig": {"rewardAddress": r}},
+            txAllowListConfig={"blockTimestamp": 0, "enabledAddresses": [EWOQ.address, A.address]},
+            contractDeployerAllowListConfig={"blockTimestamp": 0, "adminAddresses": [EWOQ.address]})
+        assert send(w3, EWOQ, r, value=3, gas=21000).status == 1
+        head = w3.eth.get_block("latest")
+        call(rpc, "anvil_mine", [hex(5), hex(10)])  # empty blocks 10 s apart: one of them crosses t0 + 30
+        roots = {n: w3.eth.get_block(n).stateRoot for n in range(head.number, head.number + 6)}
+        crossing = [n for n in range(head.number + 1, head.number + 6) if roots[n] != roots[n - 1]]
+        assert len(crossing) == 1 and w3.eth.get_code(NATIVE_MINTER, crossing[0]) == b"\x01"
+        assert w3.eth.get_block(crossing[0]).timestamp >= t0 + 30 > w3.eth.get_block(crossing[0] - 1).timestamp
+        minter = w3.eth.contract(address=NATIVE_MINTER, abi=ABIS["INativeMinter"])
+        assert len(transact(w3, EWOQ, minter.functions.mintNativeCoin(A.address, 10**18)).logs) == 1
+        deploy_caller(w3, EWOQ)
+        advance(h, 60)
+        fm = w3.eth.contract(address=FEE_MANAGER, abi=ABIS["IFeeManager"])
+        assert transact(w3, A, fm.functions.setFeeConfig(*{**FEE_CONFIG, "minBaseFee": 40 * GWEI}.values())).status
+        assert w3.eth.get_block(send(w3, A, r, value=1, gas=21000).blockNumber).baseFeePerGas == 40 * GWEI
+        latest = w3.eth.block_number
+        return [(b.hash.to_0x_hex(), b.stateRoot.to_0x_hex(), b.miner)
+                for b in (w3.eth.get_block(n) for n in range(latest + 1))]
+
+
+def test_replay_gives_the_same_blocks_and_state_roots():
+    first = _scripted_run()
+    assert first == _scripted_run()
+    assert {miner for _, _, miner in first[1:]} == {to_checksum_address("0x" + "72" * 20)}
