@@ -464,7 +464,8 @@ def test_activation_by_timestamp_upgrades_and_their_compatibility(tmp_path):
     r = to_checksum_address("0x" + "72" * 20)
     with Node.start_in_thread(config) as h:
         t0 = advance(h, 0)
-        rpc, w3 = start_l1(h, contractNativeMinterConfig={"blockTimestamp": t0 + 100, "adminAddresses": [EWOQ.address]},
+        rpc, w3 = start_l1(h, contractNativeMinterConfig={"blockTimestamp": t0 + 100,
+                                                          "adminAddresses": [EWOQ.address]},
                            rewardManagerConfig={"blockTimestamp": 0, "initialRewardConfig": {"allowFeeRecipients": True}})
         minter = w3.eth.contract(address=NATIVE_MINTER, abi=ABIS["INativeMinter"])
         mint = minter.functions.mintNativeCoin(r, 5)

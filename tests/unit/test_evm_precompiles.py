@@ -309,6 +309,9 @@ def run(chain: SubnetEVMChain, address: bytes, data: bytes, *, sender: bytes = E
 def test_precompile_calls_in_py_evm():
     chain = l1(txAllowListConfig={"blockTimestamp": 0, "adminAddresses": [EWOQ.address]})
     set_enabled = selector("setEnabled(address)") + words(addr_word(OTHER_ADDR))
+    # a stateful precompile is not warm from the tx's start (an Ethereum one is), as in subnet-evm
+    fresh = chain.vm_at(chain.head.header).state
+    assert not fresh.is_address_warm(txallowlist.ADDRESS) and fresh.is_address_warm(b"\x00" * 19 + b"\x01")
     comp, state = run(chain, txallowlist.ADDRESS, set_enabled)
     assert not comp.is_error and comp.output == b"" and comp.get_gas_remaining() == 100_000 - 22_131
     assert state.get_storage(txallowlist.ADDRESS, addr_word(OTHER_ADDR)) == allowlist.ENABLED

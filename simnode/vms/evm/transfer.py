@@ -75,7 +75,8 @@ def is_plain_transfer(state: CancunState, tx: SignedTransactionAPI) -> bool:
     if to == CREATE_CONTRACT_ADDRESS or tx.data or tx.type_id == BLOB_TX_TYPE:
         return False
     # another computation class may run code of its own for any message (tracing)
-    if state.computation_class not in PLAIN_COMPUTATIONS or to in state.computation_class.get_precompiles():
+    # (`_precompiles` is what messages run: stateful precompiles too, which are not kept warm)
+    if state.computation_class not in PLAIN_COMPUTATIONS or to in state.computation_class._precompiles:
         return False
     intrinsic_gas = tx.intrinsic_gas
     # with less gas the full path fails after buying gas (a negative message gas)

@@ -1,11 +1,13 @@
 """py-evm VM classes for a set of active stateful precompiles, built once per set and cached.
 
 Over a chain's base VM (AvalancheVM, or SubnetEVMVM on an L1) a set of modules gives:
-* a computation class whose precompile table holds the modules' callables, so they are warm
-  from the start of every tx (EIP-2929, as subnet-evm's ActivePrecompiles) and a message to
-  one never reaches the transfer fast path; and, with a `check_create` module, CREATE and
-  CREATE2 refused for an origin it rejects (with all the creation's gas used, as libevm's
-  CanCreateContract hook, before the new account, its nonce or any value move);
+* a computation class whose precompile table holds the modules' callables (a message to one
+  never reaches the transfer fast path), while `get_precompiles`, which py-evm keeps warm from a
+  tx's start (EIP-2929), stays the base's: subnet-evm's ActivePrecompiles leaves stateful
+  precompiles out, so a contract's first call to one is a cold access (and eth_createAccessList
+  lists them). With a `check_create` module, CREATE and CREATE2 are refused for an origin it
+  rejects (all the creation's gas used, as libevm's CanCreateContract hook, before the new
+  account, its nonce or any value move);
 * a state class whose `validate_transaction` refuses a tx whose sender a `check_tx` module
   rejects (a ValidationError: the block builder leaves the tx out). Spoofed txs (eth_call,
   eth_estimateGas, debug_traceCall) skip it, as subnet-evm's calls skip account checks.
@@ -59,7 +61,13 @@ def _computation_class(base: type, modules: tuple[Module, ...]) -> type:
     create_checks = tuple(m.check_create for m in modules if m.check_create is not None)
 
     class PrecompileComputation(base):  # type: ignore[misc, valid-type]
-        _precompiles = precompiles
+        _precompiles = precompiles  # what a message runs
+
+        @classmethod
+        def get_precompiles(cls) -> dict:
+            # what py-evm keeps warm from a tx's start: subnet-evm's ActivePrecompiles leave the
+            # stateful ones out, so a contract's first call to one is a cold account access
+            return base.get_precompiles()
 
         if create_checks:
             @classmethod
