@@ -477,6 +477,12 @@ def test_bad_precompile_configs_stop_the_chain(tmp_path):
     with pytest.raises(GenesisError, match="^failed to verify genesis: invalid precompile upgrades: duplicate "
                                            "address in admin list"):
         l1(txAllowListConfig={"blockTimestamp": 0, "adminAddresses": [EWOQ.address, EWOQ.address]})
+    with pytest.raises(GenesisError, match="^parsing genesis: json: cannot unmarshal hex string without 0x prefix "
+                                           "into Go struct field Config.adminAddresses of type common.Address$"):
+        l1(txAllowListConfig={"blockTimestamp": 0, "adminAddresses": ["aa" * 20]})
+    with pytest.raises(GenesisError, match="^failed to parse upgrade bytes: json: cannot unmarshal string into Go "
+                                           "struct field Config.blockTimestamp of type uint64$"):
+        l1(upgrades=up({"txAllowListConfig": {"blockTimestamp": "5"}}), tmp_path=tmp_path)
     with pytest.raises(GenesisError, match="^failed to parse upgrade bytes: unknown precompile config: nope$"):
         l1(upgrades=up({"nope": {}}), tmp_path=tmp_path)
     with pytest.raises(GenesisError, match="^failed to verify genesis: invalid precompile upgrades: precompile "

@@ -25,7 +25,7 @@ from ...config import read_chain_config_files
 from ...formats.ids import SUBNET_EVM_VM_ID, id_to_str
 from .chain import BlockInfo, EVMChain
 from .precompiles import feemanager, rewardmanager
-from .precompiles.contract import ChainParams, ConfigError
+from .precompiles.contract import ChainParams, ConfigError, JSONError
 from .precompiles.schedule import Schedule
 from .precompiles.upgrades import check_compatible, genesis_configs, parse_upgrade_bytes
 from .rules import BLACKHOLE, SubnetEVMVM
@@ -84,14 +84,20 @@ def precompile_schedule(genesis: dict, fee_config: SubnetFeeConfig, upgrade_byte
     if not isinstance(allow_fee_recipients, bool):
         raise GenesisError("parsing genesis: json: cannot unmarshal allowFeeRecipients into Go struct field "
                            "ChainConfig.allowFeeRecipients of type bool")
+    verify_failed = "failed to verify genesis: invalid precompile upgrades: "
+    try:
+        genesis_precompiles = genesis_configs(config)
+    except JSONError as exc:
+        raise GenesisError(f"parsing genesis: {exc}") from None
+    except ConfigError as exc:
+        raise GenesisError(verify_failed + str(exc)) from None
     try:
         upgrades = parse_upgrade_bytes(upgrade_bytes) if upgrade_bytes is not None else ()
-    except ConfigError as exc:
+        return Schedule(SubnetEVMVM, genesis_precompiles, upgrades, ChainParams(fee_config, allow_fee_recipients))
+    except JSONError as exc:
         raise GenesisError(str(exc)) from None
-    try:
-        return Schedule(SubnetEVMVM, genesis_configs(config), upgrades, ChainParams(fee_config, allow_fee_recipients))
     except ConfigError as exc:
-        raise GenesisError(f"failed to verify genesis: invalid precompile upgrades: {exc}") from None
+        raise GenesisError(verify_failed + str(exc)) from None
 
 
 def fee_recipient(config_bytes: bytes | None) -> bytes:

@@ -42,7 +42,11 @@ class PrecompileError(VMError):
 
 
 class ConfigError(ValueError):
-    """A precompile config that subnet-evm's Verify (or JSON decoding) refuses."""
+    """A precompile config that subnet-evm's Verify refuses."""
+
+
+class JSONError(ConfigError):
+    """A precompile config that Go's JSON decoder refuses."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +73,8 @@ class Module:
     key: str                                  # config key, e.g. "txAllowListConfig"
     address: bytes
     functions: Mapping[bytes, Function]       # 4-byte selector -> function
-    parse: Callable[[dict], Any]              # config JSON (without blockTimestamp/disable) -> settings
+    parse: Callable[[dict], Any]              # config JSON -> verified settings (upgrades.py reads
+                                              # blockTimestamp and disable)
     configure: Callable[[Any, Any, BlockContext, ChainParams], None]  # (settings, state, block, chain)
     to_json: Callable[[Any], dict]            # settings -> JSON fields, in subnet-evm's order
     check_tx: Callable[[Any, bytes], str | None] | None = None      # (state, sender) -> refusal
@@ -176,30 +181,30 @@ def json_address(value: Any, field: str) -> bytes:
     """A common.Address from JSON: "0x" and 40 hex digits (hexutil's rules and wording)."""
     where = f"into Go struct field {field} of type common.Address"
     if not isinstance(value, str):
-        raise ConfigError(f"json: cannot unmarshal {_json_kind(value)} {where}")
+        raise JSONError(f"json: cannot unmarshal {_json_kind(value)} {where}")
     if value[:2].lower() != "0x":
-        raise ConfigError(f"json: cannot unmarshal hex string without 0x prefix {where}")
+        raise JSONError(f"json: cannot unmarshal hex string without 0x prefix {where}")
     digits = value[2:]
     if len(digits) != 40:
-        raise ConfigError(f"hex string has length {len(digits)}, want 40 for common.Address")
+        raise JSONError(f"hex string has length {len(digits)}, want 40 for common.Address")
     try:
         return bytes.fromhex(digits)
     except ValueError:
-        raise ConfigError(f"json: cannot unmarshal invalid hex string {where}") from None
+        raise JSONError(f"json: cannot unmarshal invalid hex string {where}") from None
 
 
 def json_addresses(value: Any, field: str) -> tuple[bytes, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise ConfigError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field {field} "
+        raise JSONError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field {field} "
                           "of type []common.Address")
     return tuple(json_address(v, field) for v in value)
 
 
 def json_uint64(value: Any, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_U64:
-        raise ConfigError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field {field} of type uint64")
+        raise JSONError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field {field} of type uint64")
     return value
 
 
@@ -211,11 +216,11 @@ def json_big(value: Any, field: str) -> int:
         try:
             number = int(value, 16) if value[:2].lower() == "0x" else int(value, 10)
         except ValueError:
-            raise ConfigError(f"invalid hex or decimal integer {value!r} for {field}") from None
+            raise JSONError(f"invalid hex or decimal integer {value!r} for {field}") from None
     else:
-        raise ConfigError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field {field}")
+        raise JSONError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field {field}")
     if not -MAX_U256 <= number <= MAX_U256:
-        raise ConfigError(f"number {value!r} for {field} exceeds 256 bits")
+        raise JSONError(f"number {value!r} for {field} exceeds 256 bits")
     return number
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from . import allowlist
 from .contract import (LOG_DATA_GAS, LOG_GAS, LOG_TOPIC_GAS, MAX_U256, BlockContext, ChainParams, ConfigError, Env,
-                       Module, PrecompileError, abi_words, address_word, checksum, encode_words, event_topic,
-                       hex_address, json_address, json_big, selector, word_address)
+                       JSONError, Module, PrecompileError, abi_words, address_word, checksum, encode_words,
+                       event_topic, hex_address, json_address, json_big, selector, word_address)
 
 ADDRESS = bytes.fromhex("0200000000000000000000000000000000000001")
 KEY = "contractNativeMinterConfig"
@@ -52,7 +52,7 @@ FUNCTIONS = {**allowlist.FUNCTIONS, selector("mintNativeCoin(address,uint256)"):
 def _parse(data: dict) -> Settings:
     raw = data.get("initialMint") or {}
     if not isinstance(raw, dict):
-        raise ConfigError("json: cannot unmarshal initialMint into Go struct field Config.initialMint of type "
+        raise JSONError("json: cannot unmarshal initialMint into Go struct field Config.initialMint of type "
                           "map[common.Address]*math.HexOrDecimal256")
     mint: dict[bytes, int] = {}
     for key, value in raw.items():

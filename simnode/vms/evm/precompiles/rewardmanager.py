@@ -19,8 +19,8 @@ from typing import Any
 from ..rules import BLACKHOLE
 from . import allowlist
 from .contract import (LOG_GAS, LOG_TOPIC_GAS, READ_GAS_PER_SLOT, WRITE_GAS_PER_SLOT, BlockContext, ChainParams,
-                       ConfigError, Env, Module, PrecompileError, abi_words, address_word, checksum, encode_words,
-                       event_topic, hex_address, json_address, selector, word_address)
+                       ConfigError, Env, JSONError, Module, PrecompileError, abi_words, address_word, checksum,
+                       encode_words, event_topic, hex_address, json_address, selector, word_address)
 
 ADDRESS = bytes.fromhex("0200000000000000000000000000000000000004")
 KEY = "rewardManagerConfig"
@@ -112,11 +112,11 @@ def _parse(data: dict) -> Settings:
     initial = None
     if raw is not None:
         if not isinstance(raw, dict):
-            raise ConfigError("json: cannot unmarshal initialRewardConfig into Go struct field "
+            raise JSONError("json: cannot unmarshal initialRewardConfig into Go struct field "
                               "Config.initialRewardConfig of type rewardmanager.InitialRewardConfig")
         allow = raw.get("allowFeeRecipients", False)
         if not isinstance(allow, bool):
-            raise ConfigError("json: cannot unmarshal allowFeeRecipients into Go struct field "
+            raise JSONError("json: cannot unmarshal allowFeeRecipients into Go struct field "
                               "InitialRewardConfig.initialRewardConfig.allowFeeRecipients of type bool")
         address = raw.get("rewardAddress")
         reward = bytes(20) if address is None else json_address(address, "InitialRewardConfig.rewardAddress")

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .contract import ConfigError, Module, json_uint64
+from .contract import ConfigError, JSONError, Module, json_uint64
 from .registry import BY_KEY, MODULES
 
 ALLOW_LIST_KEYS = ("adminAddresses", "managerAddresses", "enabledAddresses")
@@ -42,12 +42,12 @@ class PrecompileConfig:
 
 def parse_config(module: Module, data: Any) -> PrecompileConfig:
     if not isinstance(data, dict):
-        raise ConfigError(f"json: cannot unmarshal {type(data).__name__} into Go value of type "
+        raise JSONError(f"json: cannot unmarshal {type(data).__name__} into Go value of type "
                           f"*{module.key.removesuffix('Config').lower()}.Config")
     ts = data.get("blockTimestamp")
     disable = data.get("disable", False)
     if not isinstance(disable, bool):
-        raise ConfigError("json: cannot unmarshal disable into Go struct field Config.disable of type bool")
+        raise JSONError("json: cannot unmarshal disable into Go struct field Config.disable of type bool")
     return PrecompileConfig(module, None if ts is None else json_uint64(ts, "Config.blockTimestamp"), disable,
                             module.parse(data))
 
@@ -59,35 +59,36 @@ def genesis_configs(chain_config: dict) -> tuple[PrecompileConfig, ...]:
 
 
 def parse_upgrade_bytes(data: bytes) -> tuple[PrecompileConfig, ...]:
-    """upgrade.json's `precompileUpgrades`, in order (ConfigError with subnet-evm's reason)."""
+    """upgrade.json's `precompileUpgrades`, in order: JSONError when it does not decode (with
+    subnet-evm's reason), ConfigError when a config fails its own checks."""
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise ConfigError(f"failed to parse upgrade bytes: {exc}") from None
+        raise JSONError(f"failed to parse upgrade bytes: {exc}") from None
     if not isinstance(doc, dict):
-        raise ConfigError("failed to parse upgrade bytes: json: cannot unmarshal into Go value of type "
+        raise JSONError("failed to parse upgrade bytes: json: cannot unmarshal into Go value of type "
                           "extras.UpgradeConfig")
     for unsupported in ("stateUpgrades", "networkUpgradeOverrides"):
         if doc.get(unsupported):
-            raise ConfigError(f"failed to parse upgrade bytes: {unsupported} are not supported by simnode")
+            raise JSONError(f"failed to parse upgrade bytes: {unsupported} are not supported by simnode")
     entries = doc.get("precompileUpgrades") or []
     if not isinstance(entries, list):
-        raise ConfigError("failed to parse upgrade bytes: precompileUpgrades must be a list")
+        raise JSONError("failed to parse upgrade bytes: precompileUpgrades must be a list")
     out = []
     for entry in entries:
         if not isinstance(entry, dict) or not entry:
-            raise ConfigError("failed to parse upgrade bytes: PrecompileUpgrade cannot be empty")
+            raise JSONError("failed to parse upgrade bytes: PrecompileUpgrade cannot be empty")
         if len(entry) > 1:
-            raise ConfigError(f"failed to parse upgrade bytes: PrecompileUpgrade must have exactly one key, "
+            raise JSONError(f"failed to parse upgrade bytes: PrecompileUpgrade must have exactly one key, "
                               f"got {len(entry)}")
         ((key, value),) = entry.items()
         module = BY_KEY.get(key)
         if module is None:
-            raise ConfigError(f"failed to parse upgrade bytes: unknown precompile config: {key}")
+            raise JSONError(f"failed to parse upgrade bytes: unknown precompile config: {key}")
         try:
             out.append(parse_config(module, value))
-        except ConfigError as exc:
-            raise ConfigError(f"failed to parse upgrade bytes: {exc}") from None
+        except JSONError as exc:
+            raise JSONError(f"failed to parse upgrade bytes: {exc}") from None
     return tuple(out)
 
 
