@@ -3,7 +3,8 @@ topics and gas against subnet-evm's values, the allow-list role rules, config pa
 verification (hypothesis round trips), the schedule of activations, upgrade compatibility, how
 py-evm runs a precompile (static calls, DELEGATECALL, value, errors, gas), and an L1 engine with
 precompiles: genesis activation equal to a block's, empty blocks that activate, the transfer
-fast path beside precompiles, and tracing re-executing what the builder did."""
+fast path beside precompiles, and tracing re-executing what the builder did; the C-Chain's
+coreth warp account beside its empty schedule."""
 
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ from simnode.genesis import load_network_genesis
 from simnode.store import Store
 from simnode.vms.chain import ChainContext
 from simnode.vms.evm import transfer
-from simnode.vms.evm.chain import ChainError, evm_header
+from simnode.crypto.hashing import keccak256
+from simnode.vms.evm.chain import WARP_ADDRESS, ChainError, EVMChain, evm_header
+from simnode.vms.evm.headers import HeaderRules
 from simnode.vms.evm.precompiles import (allowlist, deployerallowlist, feemanager, nativeminter, rewardmanager,
                                          txallowlist)
 from simnode.vms.evm.precompiles.contract import ConfigError, PrecompileError, abi_words, selector
@@ -33,7 +36,7 @@ from simnode.vms.evm.precompiles.registry import BY_KEY, MODULES
 from simnode.vms.evm.precompiles.schedule import Schedule
 from simnode.vms.evm.precompiles.upgrades import (check_compatible, genesis_configs, parse_config,
                                                   parse_upgrade_bytes)
-from simnode.vms.evm.rules import AvalancheVM, SubnetEVMVM
+from simnode.vms.evm.rules import AvalancheVM, CorethVM, SubnetEVMVM
 from simnode.vms.evm.service import EthAPI
 from simnode.vms.evm.subnet import GenesisError, SubnetEVMChain
 from simnode.vms.evm.trace import trace_block
@@ -470,6 +473,39 @@ def test_fee_manager_and_reward_manager_steer_the_next_block():
     assert chain.next_fees()[2] == 9_000_000 and chain.next_base_fee() == 50 * 10**9
     child = chain.build_block(include_txs=False)
     assert (child.header.gas_limit, child.header.base_fee_per_gas) == (9_000_000, 50 * 10**9)
+    # empty blocks too: the reward manager's coinbase is a field of the subnet-EVM header it hashes
+    chain.mine_empty(2, 1)
+    chain.reload()
+    mined = chain.block(chain.head.number)
+    assert mined.header.coinbase == b"\x77" * 20 and mined.header.ext_data_hash is None
+    assert mined.hash == keccak256(mined.header.encode())
+
+
+def test_c_chain_warp_account_once_at_durango_beside_its_empty_schedule():
+    """The C-Chain runs CorethVM with no stateful precompile; coreth's Durango warp account
+    (nonce 1, code 0x01) is set in the first block at or after Durango, built or mined empty
+    alike, and never again."""
+    durango = START_MS // 1000 + 5
+    rules = HeaderRules(coreth=True, base_fee=0, block_gas_cost=0, durango=durango, etna=durango, granite=durango)
+
+    def c_chain() -> EVMChain:
+        ctx = ChainContext(NodeConfig(), NETWORK, Store.memory(), VirtualClock(START_MS), b"\x01" * 32)
+        chain = EVMChain(ctx, header_rules=rules)
+        chain.automine = False
+        return chain
+
+    built, mined = c_chain(), c_chain()
+    assert built.vm_class is CorethVM and built.precompiles.vm_class_at(durango) is CorethVM
+    assert built.view().get_code(WARP_ADDRESS) == b"" and built.head.header.timestamp < durango
+    built.build_block((durango - 1) * 1000, include_txs=False)
+    assert built.view().get_code(WARP_ADDRESS) == b""
+    built.build_block(durango * 1000, include_txs=False)
+    mined.mine_empty(1, durango - mined.head.header.timestamp - 1)
+    mined.mine_empty(1, 1)  # crosses Durango: built the executing way
+    assert built.head.hash == mined.head.hash and built.state_root == mined.state_root
+    assert (built.view().get_nonce(WARP_ADDRESS), built.view().get_code(WARP_ADDRESS)) == (1, b"\x01")
+    mined.mine_empty(3, 1)
+    assert mined.state_root == built.state_root
 
 
 def test_bad_precompile_configs_stop_the_chain(tmp_path):
