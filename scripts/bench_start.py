@@ -15,6 +15,8 @@ loaded, as a test suite pays it per test.
 
 simnode's own modules are byte-compiled first, as an installed package has them (with
 PYTHONDONTWRITEBYTECODE set, a source checkout would otherwise compile them on every start).
+On a machine shared with other busy processes the wall times stretch (the CPU time much less);
+as root, `chrt -r 10 python scripts/bench_start.py` keeps them from preempting the node.
 
 Usage: python scripts/bench_start.py [--runs 7] [--network-id 12345]
 """
