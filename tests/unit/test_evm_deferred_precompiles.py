@@ -32,7 +32,7 @@ class Computation:
         self.gas.append(amount)
 
 
-def imported_names(source_path, relative_to: str | None = None) -> dict[str, set[str]]:
+def imported_names(source_path) -> dict[str, set[str]]:
     """`from .x import a, b` lines of a package __init__ -> {"x": {"a", "b"}}."""
     tree = ast.parse(source_path.read_text())
     out: dict[str, set[str]] = {}
