@@ -4,6 +4,7 @@ bootstrap (503 "not done bootstrapping", `isBootstrapped: false`, `/ext/health` 
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import os
@@ -15,6 +16,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import websockets
 
 import simnode.node
 from simnode.config import NodeConfig
@@ -96,6 +98,8 @@ def test_a_loading_chain_answers_503_and_the_node_is_unhealthy_until_it_is_up(he
 
 
 def test_the_ready_line_comes_once_every_chain_is_bootstrapped_and_the_node_healthy():
+    """Also the one test of a node as `simnode run` serves it, with aiohttp's client not loaded
+    (lazy_package): the C-Chain over HTTP and its websocket answer."""
     proc = subprocess.Popen([sys.executable, "-m", "simnode", "run", "--http-port", "0", "--ephemeral",
                              "--log-level", "ERROR"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
                             env={**os.environ, "ETH_HASH_BACKEND": "pysha3"})
@@ -109,6 +113,13 @@ def test_the_ready_line_comes_once_every_chain_is_bootstrapped_and_the_node_heal
         for chain in ("X", "P", "C"):
             assert call(base + "/ext/info", "info.isBootstrapped", {"chain": chain}) == {"isBootstrapped": True}
         assert json.loads(http("POST", base + "/ext/bc/C/rpc", rpc_body("eth_blockNumber", []))[1])["result"] == "0x0"
+
+        async def over_websocket() -> dict:
+            async with websockets.connect(base.replace("http://", "ws://") + "/ext/bc/C/ws") as ws:
+                await ws.send(json.dumps(rpc_body("eth_chainId", [])))
+                return json.loads(await ws.recv())
+
+        assert asyncio.run(over_websocket())["result"] == "0xa868"
     finally:
         proc.terminate()
         assert proc.wait(20) == 0
