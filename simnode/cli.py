@@ -1,17 +1,26 @@
-"""`simnode run` — the console entry point."""
+"""`simnode run` — the console entry point.
+
+The node's modules are imported inside the commands, after `main` has deferred aiohttp's client
+(see lazy_package): a node serves with aiohttp's server half only.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from . import lazy_package
 from .config import LOG_LEVELS, NodeConfig
 from .errors import NodeError
 from .genesis import GenesisError
-from .node import Node, node_urls
+
+if TYPE_CHECKING:
+    from .node import Node
 
 
 def _positive_port(text: str) -> int:
@@ -86,14 +95,23 @@ def config_from_args(args: argparse.Namespace) -> NodeConfig:
 
 
 def ready_line(node: Node) -> str:
+    from .node import node_urls
+
     u = node_urls(node)
     return (f"simnode ready: network {node.genesis.network_name} ({node.config.network_id}) at {u['base']} "
             f"- info {u['info']}, X {u['X']}, P {u['P']}, C {u['C']} (ws {u['C_ws']})")
 
 
 async def serve(config: NodeConfig) -> None:
+    from .node import Node
+
     node = Node(config)
     await node.start()
+    # Start-up makes ~130k objects (modules, classes, tables) that live as long as the process;
+    # collecting meanwhile would find ~1k, so gc waits until here, and frozen they are not
+    # scanned again by later collections.
+    gc.freeze()
+    gc.enable()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -130,6 +148,7 @@ def _announce_and_wait_for_signal(line: str) -> None:
 
 def run_scenario_devnet(args: argparse.Namespace) -> int:
     """`simnode run --scenario FILE`: a wall-clock devnet with the scenario run into it first."""
+    from .node import Node
     from .scenario import ScenarioError, load_scenario, run_on
 
     try:
@@ -189,17 +208,21 @@ def replay_command(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    lazy_package.defer_init("aiohttp")
     if args.command == "replay":
         return replay_command(args)
     if args.command == "run" and args.scenario is not None:
         return run_scenario_devnet(args)
     if args.command == "run":
+        gc.disable()  # until the node is up (serve enables it)
         try:
             import uvloop
             uvloop.run(serve(config_from_args(args)))
         except (NodeError, GenesisError) as exc:
             print(f"simnode: {exc}", file=sys.stderr)
             return 1
+        finally:
+            gc.enable()
         return 0
     return 2
 

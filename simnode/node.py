@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import logging
 import shutil
 import socket
@@ -233,8 +232,10 @@ class Node:
         try:
             while self._deferred:
                 spec = self._deferred.pop(0)
-                module = await loop.run_in_executor(None, importlib.import_module, spec.module)
-                self.chains[spec.chain_id] = getattr(module, spec.factory)(self.chain_context(spec.chain_id))
+                factory = await loop.run_in_executor(None, spec.load)
+                chain = factory(self.chain_context(spec.chain_id))
+                self.chain_endpoints(chain)  # ready before the chain answers, not on its first request
+                self.chains[spec.chain_id] = chain
         finally:
             sys.setswitchinterval(interval)
 
