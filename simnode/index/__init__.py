@@ -1,0 +1,5 @@
+"""Derived indexes fed by accepted blocks (placeholder docstring, rewritten below)."""
+
+from .driver import Indexer, rebuild
+
+__all__ = ["Indexer", "rebuild"]
