@@ -50,10 +50,6 @@ def u64(n: int) -> bytes:
     return n.to_bytes(8, "big")
 
 
-def u256(n: int) -> bytes:
-    return n.to_bytes(32, "big")
-
-
 def parts(data: bytes, *widths: int) -> tuple[bytes, ...]:
     """Split `data` into parts of the given widths (ValueError unless they cover it exactly)."""
     if len(data) != sum(widths):

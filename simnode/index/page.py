@@ -12,7 +12,7 @@ A bound shorter than the suffixes compares as a prefix: with suffixes `block u64
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -85,10 +85,3 @@ def check_cursor(cursor: bytes | None, width: int) -> None:
     """CursorError unless `cursor` is None or a suffix of `width` bytes."""
     if cursor is not None and len(cursor) != width:
         raise CursorError(f"page cursor of {len(cursor)} bytes, expected {width}")
-
-
-def mapped(rows: tuple[list[tuple[bytes, bytes]], bytes | None],
-           fn: Callable[[bytes, bytes], T]) -> Page[T]:
-    """A Page of fn(suffix, value) for each row of a `page` result."""
-    items, nxt = rows
-    return Page(tuple(fn(s, v) for s, v in items), nxt)

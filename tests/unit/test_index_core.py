@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simnode.index.keys import big, chain_space, from_sbig, marker, num, parts, sbig, table, u16, u32, u64
+from simnode.index.keys import big, chain_space, from_sbig, marker, num, parts, sbig, table, u32, u64
 from simnode.index.page import CursorError, check_cursor, first, page
 from simnode.store import Store
 

@@ -37,7 +37,21 @@ Across chains, under keys.GLOBAL (`ms` u64 block time in milliseconds, `cid` 32-
     gb/<ms><cid><num>           blocks of every chain by time
     gt/<ms><cid><num><idx>      txs of every chain by time
     gs/<st><ms><cid><num><idx>  the same by status
-    ga/<addr><cid>              the chains an address has activity on (it is in that chain's ta)
+
+The chains an address has activity on are those whose ta table has a row for it (a seek per
+chain), so no table of their own.
+
+Records are msgpack lists; amounts are keys.big bytes, balances keys.sbig bytes:
+
+    BLOCK     [hash, parent hash, ms, tx count, gas used, gas limit, base fee, fees spent, cumulative txs]
+    TX        [hash, block hash, ms, from, to (b"" creating), contract created (b"" none), value, nonce,
+               gas limit, gas used, effective gas price, status, type, max fee | None, tip | None, input]
+    TRANSFER  [standard (20 | 721 | 1155), token, from, to, amount, token ID (b"" for ERC-20), tx hash]
+    FRAME     the recorder's [kind, from, to, value, gas, gas used, depth, failed] + [reverted]: the
+              frame's effects were undone (it failed, or one around it did)
+    CREATION  [num, idx, fr (0: the tx itself), tx hash, tx sender, creator (CREATE's caller), kind]
+    TOKEN     [standard, name | None, symbol | None, decimals | None (ERC-20 only), num read at]
+    NFT       [tokenURI / uri | None, num first seen]
 """
 
 from __future__ import annotations
@@ -46,21 +60,9 @@ from dataclasses import dataclass
 
 from ..keys import GLOBAL, chain_space, marker, table
 
-# record layouts (msgpack lists); amounts are keys.big bytes, balances keys.sbig bytes
-BLOCK = ("hash", "parent_hash", "ms", "tx_count", "gas_used", "gas_limit", "base_fee", "fees_spent",
-         "cumulative_txs")
-TX = ("hash", "block_hash", "ms", "sender", "to", "contract", "value", "nonce", "gas_limit", "gas_used", "gas_price",
-      "status", "type", "max_fee", "tip", "input")
-TRANSFER = ("standard", "token", "sender", "to", "amount", "token_id", "tx_hash")
-FRAME = ("kind", "sender", "to", "value", "gas", "gas_used", "depth", "failed", "reverted")
-CREATION = ("num", "idx", "frame", "tx_hash", "deployer", "creator", "kind")
-TOKEN = ("standard", "name", "symbol", "decimals", "num")
-NFT = ("uri", "num")
-
 # call frame kinds, in the order vms/evm/calltrace.py records them (FRAME.kind is an index)
 FRAME_KINDS = ("CALL", "CALLCODE", "DELEGATECALL", "STATICCALL", "CREATE", "CREATE2", "SELFDESTRUCT")
-F_CALL, F_CALLCODE, F_DELEGATECALL, F_STATICCALL, F_CREATE, F_CREATE2, F_SELFDESTRUCT = range(len(FRAME_KINDS))
-
+F_CREATE, F_CREATE2 = FRAME_KINDS.index("CREATE"), FRAME_KINDS.index("CREATE2")
 
 
 def is_listed_internal(kind: str, moves_value: bool, depth: int) -> bool:
@@ -84,7 +86,6 @@ TAGS = (b"hd", b"bk", b"bh", b"tx", b"th", b"ts", b"ta", b"na", b"tr", b"e2", b"
 GLOBAL_BLOCKS = table(GLOBAL, b"gb")
 GLOBAL_TXS = table(GLOBAL, b"gt")
 GLOBAL_TX_STATUS = table(GLOBAL, b"gs")
-GLOBAL_ADDRESS_CHAINS = table(GLOBAL, b"ga")
 
 
 @dataclass(frozen=True, slots=True)

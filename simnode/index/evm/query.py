@@ -14,14 +14,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ...store import unpack
-from ..keys import from_sbig, num, parts, u8, u64
+from ..keys import NS, from_sbig, num, parts, u8, u64
 from ..page import CursorError, Page, Readable, check_cursor, first, page
-from .layout import (ERC721, ERC1155, FRAME_KINDS, GLOBAL_ADDRESS_CHAINS, GLOBAL_BLOCKS, GLOBAL_TX_STATUS,
-                     GLOBAL_TXS, STANDARD_NAMES, W_FRAME, W_TRANSFER, W_TX, is_listed_internal, space)
+from .layout import (ERC721, ERC1155, FRAME_KINDS, GLOBAL_BLOCKS, GLOBAL_TX_STATUS, GLOBAL_TXS, STANDARD_NAMES,
+                     W_FRAME, W_TRANSFER, W_TX, is_listed_internal, space)
 
 __all__ = ["AddressTx", "Block", "Contract", "CursorError", "Erc20Balance", "EvmIndex", "Frame", "Nft",
            "NftBalance", "Page", "Token", "Transfer", "Tx", "TxDetails", "address_chains", "all_blocks",
-           "all_transactions"]
+           "all_transactions", "indexed_chains"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +117,9 @@ class Transfer:
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """A call frame of a tx (an internal transaction below depth 0)."""
+    """A call frame of a tx (an internal transaction below depth 0). At depth 0, the tx's own
+    call: gas_limit is what its intrinsic gas left, gas_used leaves out intrinsic gas and refunds
+    (Tx.gas_limit and Tx.gas_used are the tx's totals)."""
 
     kind: str  # CALL CALLCODE DELEGATECALL STATICCALL CREATE CREATE2 SELFDESTRUCT
     sender: bytes
@@ -530,10 +532,21 @@ class EvmIndex:
 # ---------------------------------------------------------------------- across chains
 
 
+def indexed_chains(db: Readable) -> list[bytes]:
+    """IDs of the chains with index rows, ascending: one seek each."""
+    prefix = NS + b"c/"
+    out: list[bytes] = []
+    while True:
+        start = prefix + out[-1] + b"\xff" if out else None
+        hit = next(iter(db.iterate(prefix, start) if start is not None else db.iterate(prefix)), None)
+        if hit is None:
+            return out
+        out.append(hit[0][len(prefix):len(prefix) + 32])
+
+
 def address_chains(db: Readable, address: bytes) -> list[bytes]:
-    """IDs of the chains the address has activity on, ascending."""
-    prefix = GLOBAL_ADDRESS_CHAINS + address
-    return [key[len(prefix):] for key, _ in db.iterate(prefix)]
+    """IDs of the chains the address has activity on (any row in their txs by address), ascending."""
+    return [cid for cid in indexed_chains(db) if next(iter(db.iterate(space(cid).ta + address)), None) is not None]
 
 
 def all_blocks(db: Readable, limit: int, cursor: bytes | None = None, reverse: bool = True) -> Page[Block]:

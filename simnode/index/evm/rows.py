@@ -18,8 +18,8 @@ from ...store import Batch, pack, unpack
 from ...vms.evm import rlpcodec
 from ..keys import big, from_sbig, sbig, u8, u16, u32, u64
 from .tokens import metadata, probe_standard, token_uri
-from .layout import (ERC20, ERC721, ERC1155, F_CREATE, F_CREATE2, FRAME_KINDS, GLOBAL_ADDRESS_CHAINS,
-                     GLOBAL_BLOCKS, GLOBAL_TX_STATUS, GLOBAL_TXS, Space, is_listed_internal, space)
+from .layout import (ERC20, ERC721, ERC1155, F_CREATE, F_CREATE2, FRAME_KINDS, GLOBAL_BLOCKS, GLOBAL_TX_STATUS,
+                     GLOBAL_TXS, Space, is_listed_internal, space)
 
 TRANSFER_TOPIC = keccak256(b"Transfer(address,address,uint256)")
 TRANSFER_SINGLE_TOPIC = keccak256(b"TransferSingle(address,address,address,uint256,uint256)")
@@ -240,7 +240,6 @@ class _Block:
             ch[sp.na + a + pos] = b""
         for a in touched:
             ch[sp.ta + a + pos] = b""
-            ch[GLOBAL_ADDRESS_CHAINS + a + cid] = b""
         return used * price
 
 
