@@ -55,6 +55,7 @@ from simnode.index.evm.rows import TRANSFER_TOPIC  # noqa: E402
 from simnode.index.evm.tokens import DECIMALS, NAME, SYMBOL  # noqa: E402
 from simnode.store import Store  # noqa: E402
 from simnode.vms.evm import rlpcodec  # noqa: E402
+from simnode.vms.evm.headers import Header, HeaderRules  # noqa: E402
 
 CHAIN = b"\x42" * 32
 TOKENS = [bytes([0x70, i]) + b"\x00" * 18 for i in range(4)]
@@ -82,6 +83,7 @@ class SyntheticChain:
 
     chain_id: bytes = CHAIN
     vm_id: bytes = EVM_VM_ID
+    header_rules: HeaderRules = HeaderRules(coreth=False, base_fee=0, block_gas_cost=0, durango=0, etna=0, granite=0)
     name: str = "synthetic"
     number: int = 0
     nonce: int = 0
@@ -122,10 +124,9 @@ class SyntheticChain:
                 txs.append(self.raw_tx(to, k, b""))
                 receipts.append([status, 0, 21_000, 26, None, []])
             senders.append(sender)
-        hdr = rlpcodec.encode([keccak256(_int(n - 1)), b"\x00" * 32, b"\x00" * 20, b"\x00" * 32, b"\x00" * 32,
-                               b"\x00" * 32, b"\x00" * 256, _int(1), _int(n), _int(15_000_000),
-                               _int(sum(r[2] for r in receipts)), _int(1_700_000_000 + n), b"", b"\x00" * 32,
-                               b"\x00" * 8, _int(25), b"\x00" * 32, b"", b"", b"\x00" * 32])
+        hdr = Header(keccak256(_int(n - 1)), b"\x00" * 32, b"\x00" * 20, b"\x00" * 32, b"\x00" * 32, b"\x00" * 32, 0,
+                     1, n, 15_000_000, sum(r[2] for r in receipts), 1_700_000_000 + n, b"", b"\x00" * 32, b"\x00" * 8,
+                     None, base_fee_per_gas=25, block_gas_cost=0).encode()
         return {"hdr": hdr, "h": keccak256(_int(n)), "ms": (1_700_000_000 + n) * 1000, "fee": [], "txs": txs,
                 "from": senders, "rc": receipts, "size": 0}
 

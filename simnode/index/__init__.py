@@ -56,7 +56,7 @@ Routes and the calls that serve them (`{address}` as 20 bytes):
                                                   (indexed_chains(store): every chain with rows)
 
 Shapes to note: Tx.to is b"" for a creation (Tx.receiver / Tx.contract give the created
-address), Tx.call_type and Tx.method_id fill `method`; Block.gas_cost is 0 (blockGasCost);
+address), Tx.call_type and Tx.method_id fill `method`; Block.gas_cost is the header's blockGasCost;
 Transfer.meta / Contract.token / NftBalance.meta carry the token's standard, name, symbol and
 decimals (None when it was never detected), Transfer.uri / Nft.uri the tokenURI or uri read when
 the ID first appeared (parse `data:` URIs for NFT metadata; nothing is fetched). Frame.kind is

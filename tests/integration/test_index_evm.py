@@ -80,6 +80,10 @@ def test_blocks_and_txs_agree_with_json_rpc(w3, ix, scenario):
         assert (rec.hash, rec.parent_hash) == (bytes(b.hash), bytes(b.parentHash))
         assert (rec.gas_used, rec.gas_limit, rec.base_fee) == (b.gasUsed, b.gasLimit, b.baseFeePerGas)
         assert rec.timestamp == b.timestamp and rec.tx_count == len(b.transactions)
+        raw = w3.provider.make_request("eth_getBlockByNumber", [hex(n), False])["result"]
+        assert rec.gas_cost == int(raw.get("blockGasCost", "0x0"), 16)
+        assert rec.min_delay_excess == (int(raw["minDelayExcess"], 16) if "minDelayExcess" in raw else None)
+        assert rec.timestamp_ms == int(raw.get("timestampMilliseconds", hex(b.timestamp * 1000)), 16)
         cumulative += len(b.transactions)
         assert rec.cumulative_txs == cumulative
         fees = 0

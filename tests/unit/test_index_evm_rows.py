@@ -21,7 +21,7 @@ from simnode.index.evm.rows import (TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC,
 from simnode.index.evm.tokens import DECIMALS, NAME, SUPPORTS_INTERFACE, SYMBOL, TOKEN_URI, TOTAL_SUPPLY
 from simnode.index.page import CursorError
 from simnode.store import Store
-from simnode.vms.evm import rlpcodec
+from simnode.vms.evm.headers import Header, HeaderRules
 
 KEY = Account.from_key(b"\x01" * 32)
 A, B, C = b"\xaa" * 20, b"\xbb" * 20, b"\xcc" * 20
@@ -37,14 +37,11 @@ def word(n: int) -> bytes:
     return n.to_bytes(32, "big")
 
 
-def _int(n: int) -> bytes:
-    return n.to_bytes((n.bit_length() + 7) // 8, "big")
-
-
 def header(number: int, gas_used: int = 0, base_fee: int = 25) -> bytes:
-    return rlpcodec.encode([b"\x00" * 32, b"\x00" * 32, b"\x00" * 20, b"\x00" * 32, b"\x00" * 32, b"\x00" * 32,
-                            b"\x00" * 256, _int(1), _int(number), _int(8_000_000), _int(gas_used), _int(1000 + number),
-                            b"", b"\x00" * 32, b"\x00" * 8, _int(base_fee), b"\x00" * 32, b"", b"", b"\x00" * 32])
+    """A subnet-EVM header (the fake chain's layout) with a base fee and a block gas cost."""
+    return Header(b"\x00" * 32, b"\x00" * 32, b"\x00" * 20, b"\x00" * 32, b"\x00" * 32, b"\x00" * 32, 0, 1, number,
+                  8_000_000, gas_used, 1000 + number, b"", b"\x00" * 32, b"\x00" * 8, None, base_fee_per_gas=base_fee,
+                  block_gas_cost=number).encode()
 
 
 def signed(nonce: int, to: bytes = B, value: int = 1, data: bytes = b"", type_id: int = 2) -> bytes:
@@ -66,6 +63,7 @@ class FakeChain:
 
     chain_id: bytes = CID
     vm_id: bytes = EVM_VM_ID
+    header_rules: HeaderRules = HeaderRules(coreth=False, base_fee=0, block_gas_cost=0, durango=0, etna=0, granite=0)
     name: str = "fake"
     rows: list[dict] = field(default_factory=list)
     answers: dict[tuple[bytes, bytes], bytes] = field(default_factory=dict)
@@ -158,6 +156,7 @@ def test_blocks_txs_and_erc20_balances_with_history():
     assert [b.number for b in blocks] == [3, 2, 1, 0]
     assert [b.cumulative_txs for b in blocks] == [4, 3, 1, 0]
     assert blocks[1].tx_count == 2 and blocks[1].fees_spent == 2 * 21000 * 27
+    assert (blocks[1].base_fee, blocks[1].gas_cost, blocks[1].min_delay_excess) == (25, 2, None)
     assert ix.block_by_hash((2).to_bytes(32, "big")).number == 2
     # token metadata was read once, with the standard from the log's shape
     assert chain.calls.count((TOKEN, NAME)) == 1

@@ -43,7 +43,8 @@ chain), so no table of their own.
 
 Records are msgpack lists; amounts are keys.big bytes, balances keys.sbig bytes:
 
-    BLOCK     [hash, parent hash, ms, tx count, gas used, gas limit, base fee, fees spent, cumulative txs]
+    BLOCK     [hash, parent hash, ms, tx count, gas used, gas limit, base fee, block gas cost,
+               min delay excess | None, fees spent, cumulative txs]
     TX        [hash, block hash, ms, from, to (b"" creating), contract created (b"" none), value, nonce,
                gas limit, gas used, effective gas price, status, type, max fee | None, tip | None, input]
     TRANSFER  [standard (20 | 721 | 1155), token, from, to, amount, token ID (b"" for ERC-20), tx hash]

@@ -35,17 +35,14 @@ class Block:
     gas_used: int
     gas_limit: int
     base_fee: int
+    gas_cost: int  # the header's blockGasCost (0 where the block has none)
+    min_delay_excess: int | None  # the header's minDelayExcess (Granite on), else None
     fees_spent: int  # sum of gas used x effective gas price of its txs
     cumulative_txs: int  # txs of the chain up to and including this block
 
     @property
     def timestamp(self) -> int:
         return self.timestamp_ms // 1000
-
-    @property
-    def gas_cost(self) -> int:
-        """blockGasCost: 0 (as eth_getBlockByNumber reports it for every block here)."""
-        return 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,8 +227,9 @@ class EvmIndex:
         return Page(tuple(self._block(num(s), v) for s, v in rows), nxt)
 
     def _block(self, number: int, raw: bytes) -> Block:
-        h, parent, ms, count, used, limit, base, fees, cumulative = unpack(raw)
-        return Block(self.chain_id, number, h, parent, ms, count, used, limit, base, num(fees), cumulative)
+        h, parent, ms, count, used, limit, base, gas_cost, delay, fees, cumulative = unpack(raw)
+        return Block(self.chain_id, number, h, parent, ms, count, used, limit, base, gas_cost, delay, num(fees),
+                     cumulative)
 
     def block_transactions(self, number: int, limit: int, cursor: bytes | None = None,
                            reverse: bool = False) -> Page[Tx]:

@@ -16,6 +16,7 @@ from typing import Protocol
 from ...crypto.hashing import keccak256
 from ...store import Batch, pack, unpack
 from ...vms.evm import rlpcodec
+from ...vms.evm.headers import Header, HeaderRules
 from ..keys import big, from_sbig, sbig, u8, u16, u32, u64
 from .tokens import metadata, probe_standard, token_uri
 from .layout import (ERC20, ERC721, ERC1155, F_CREATE, F_CREATE2, FRAME_KINDS, GLOBAL_BLOCKS, GLOBAL_TX_STATUS,
@@ -32,6 +33,7 @@ class Source(Protocol):
     """What the rows need from the chain besides its block row."""
 
     chain_id: bytes
+    header_rules: HeaderRules  # only `coreth` is read: which header layout the rows hold
 
     def static_call(self, row: dict, to: bytes, data: bytes) -> bytes | None:
         """A call at the state after `row`'s block: its output, None if it fails."""
@@ -245,12 +247,12 @@ class _Block:
 
 def index_block(source: Source, row: dict, batch: Batch) -> int:
     """Stage every EVM index row of block `row` in `batch`; returns the block number."""
-    hdr = rlpcodec.decode(row["hdr"])
-    number = _int(hdr[8])
+    header = Header.decode(row["hdr"], source.header_rules.coreth)
+    number = header.block_number
     b = _Block(source, row, batch, number)
     sp = b.sp
     prev = batch.get(sp.bk + u64(number - 1)) if number else None
-    cumulative = unpack(prev)[8] if prev is not None else 0
+    cumulative = unpack(prev)[-1] if prev is not None else 0
     txs = row["txs"]
     senders = row["from"]
     receipts = row["rc"]
@@ -259,7 +261,8 @@ def index_block(source: Source, row: dict, batch: Batch) -> int:
     for i, raw in enumerate(txs):
         fees += b.tx(i, raw, senders[i], receipts[i], traces[i] if traces else None)
     block_hash = row["h"]
-    b.ch[sp.bk + b.n8] = pack([block_hash, hdr[0], b.ms, len(txs), _int(hdr[10]), _int(hdr[9]), _int(hdr[15]),
+    b.ch[sp.bk + b.n8] = pack([block_hash, header.parent_hash, b.ms, len(txs), header.gas_used, header.gas_limit,
+                               header.base_fee_per_gas or 0, header.block_gas_cost or 0, header.min_delay_excess,
                                big(fees), cumulative + len(txs)])
     b.ch[sp.bh + block_hash] = b.n8
     b.ch[GLOBAL_BLOCKS + u64(b.ms) + b.cid + b.n8] = b""
