@@ -9,10 +9,10 @@ its own on top).
    and, every third tx, ERC-20 transfers among 1000 addresses; every other tx touches one "hot"
    address and 1 in 7 fails, so every page measured is full at every size) go through the code
    path real blocks take (Indexer.block_accepted into one LevelDB batch per block) until the
-   index holds each --rows figure; at each size the script prints p50/p99 (ms) of: a blocks
-   page, a latest-txs page, a failed-txs page, the hot address's ERC-20 transfers and native
-   txs (first page, and a page in the middle reached by a cursor), 10 rows each, plus the
-   indexing time per block and per tx while feeding.
+   index holds each --rows figure (one LevelDB per size); then p50/p99 (ms) of, on each: a
+   blocks page, a latest-txs page, a failed-txs page, the hot address's ERC-20 transfers and
+   native txs (first page, and a page in the middle reached by a cursor), 10 rows each, timed
+   in interleaved rounds across the sizes; plus the indexing time per block and per tx.
 2) Instruction counts (callgrind: steady however busy the machine is) per transfer of an EVM
    chain building blocks of 20 transfers through EVMChain.build_block on LevelDB, with the index
    on and off; and per ERC-20 transfer with the call-frame recorder on and off.
@@ -136,16 +136,6 @@ def percentiles(samples: list[float]) -> dict:
     return {"p50_ms": round(statistics.median(s) * 1000, 3), "p99_ms": round(s[min(len(s) - 1, int(len(s) * 0.99))] * 1000, 3)}
 
 
-def timed(fn, samples: int) -> dict:
-    fn()  # warm
-    out = []
-    for _ in range(samples):
-        t = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t)
-    return percentiles(out)
-
-
 def middle_cursor(pages, total: int) -> bytes | None:
     """The cursor of the page in the middle of a list of `total` rows that is still full (None, the
     first page, while the list holds fewer than two pages)."""
@@ -155,56 +145,75 @@ def middle_cursor(pages, total: int) -> bytes | None:
     return cursor
 
 
-def query_figures(store: Store, samples: int) -> dict:
+def queries(store: Store) -> tuple[dict, dict]:
+    """The timed queries on one index, and the sizes of the hot address's lists."""
     ix = EvmIndex(store, CHAIN)
     hot_native = len(ix.native_transactions(HOT, 1_000_000).items)
     hot_erc20 = len(ix.erc20_transfers(HOT, 1_000_000).items)
     native_deep = middle_cursor(lambda c: ix.native_transactions(HOT, PAGE, c), hot_native)
     erc20_deep = middle_cursor(lambda c: ix.erc20_transfers(HOT, PAGE, c), hot_erc20)
     return {
-        "hot_native_txs": hot_native,
-        "hot_erc20_transfers": hot_erc20,
-        "blocks_page": timed(lambda: ix.blocks(PAGE), samples),
-        "latest_txs_page": timed(lambda: ix.transactions(PAGE), samples),
-        "failed_txs_page": timed(lambda: ix.transactions(PAGE, status=0), samples),
-        "erc20_transfers_page": timed(lambda: ix.erc20_transfers(HOT, PAGE), samples),
-        "erc20_transfers_deep_page": timed(lambda: ix.erc20_transfers(HOT, PAGE, erc20_deep), samples),
-        "native_txs_page": timed(lambda: ix.native_transactions(HOT, PAGE), samples),
-        "native_txs_deep_page": timed(lambda: ix.native_transactions(HOT, PAGE, native_deep), samples),
-    }
+        "blocks_page": lambda: ix.blocks(PAGE),
+        "latest_txs_page": lambda: ix.transactions(PAGE),
+        "failed_txs_page": lambda: ix.transactions(PAGE, status=0),
+        "erc20_transfers_page": lambda: ix.erc20_transfers(HOT, PAGE),
+        "erc20_transfers_deep_page": lambda: ix.erc20_transfers(HOT, PAGE, erc20_deep),
+        "native_txs_page": lambda: ix.native_transactions(HOT, PAGE),
+        "native_txs_deep_page": lambda: ix.native_transactions(HOT, PAGE, native_deep),
+    }, {"hot_native_txs": hot_native, "hot_erc20_transfers": hot_erc20}
 
 
-def bench_queries(targets: list[int], samples: int) -> list[dict]:
-    tmp = tempfile.mkdtemp(prefix="bench-data-api-")
-    store = Store.open(Path(tmp) / "db")
+def feed(store: Store, target: int) -> dict:
+    """Synthetic blocks through the indexer until the index holds `target` rows."""
     chain = SyntheticChain()
     indexer = Indexer(store)
-    out = []
-    rows = 0
+    rows = txs = 0
     index_s = 0.0
-    txs = 0
+    while rows < target:
+        while rows < target:
+            row = chain.block()
+            batch = store.batch()
+            t = time.perf_counter()
+            indexer.block_accepted(chain, row, batch)
+            index_s += time.perf_counter() - t
+            rows += len(batch.changes)  # an estimate: some of them rewrite existing rows
+            txs += len(row["txs"])
+            batch.commit()
+        rows = sum(1 for _ in store.iterate(b"ix/"))
+    return {"index_rows": rows, "blocks": chain.number, "txs": txs,
+            "index_us_per_block": round(index_s / chain.number * 1e6, 1), "index_us_per_tx": round(index_s / txs * 1e6, 1)}
+
+
+def bench_queries(targets: list[int], samples: int, rounds: int = 10) -> list[dict]:
+    """One index per size, then every query of every size timed in interleaved rounds, so the
+    sizes share whatever else the machine is doing."""
+    tmp = tempfile.mkdtemp(prefix="bench-data-api-")
+    stores = [Store.open(Path(tmp) / f"db{n}") for n in targets]
     try:
-        for target in targets:
-            while rows < target:
-                while rows < target:
-                    row = chain.block()
-                    batch = store.batch()
-                    t = time.perf_counter()
-                    indexer.block_accepted(chain, row, batch)
-                    index_s += time.perf_counter() - t
-                    rows += len(batch.changes)  # an estimate: some of them rewrite existing rows
-                    txs += len(row["txs"])
-                    batch.commit()
-                rows = counted = sum(1 for _ in store.iterate(b"ix/"))
-            figures = {"index_rows": counted, "blocks": chain.number, "txs": txs,
-                       "index_us_per_block": round(index_s / chain.number * 1e6, 1),
-                       "index_us_per_tx": round(index_s / txs * 1e6, 1), **query_figures(store, samples)}
+        out, timed = [], []
+        for target, store in zip(targets, stores):
+            figures = feed(store, target)
+            fns, sizes = queries(store)
+            out.append({**figures, **sizes})
+            timed.append(fns)
+            log(json.dumps(out[-1]))
+        times: list[dict[str, list[float]]] = [{name: [] for name in fns} for fns in timed]
+        for _ in range(rounds):
+            for fns, samples_of in zip(timed, times):
+                for name, fn in fns.items():
+                    fn()  # warm
+                    for _ in range(max(1, samples // rounds)):
+                        t = time.perf_counter()
+                        fn()
+                        samples_of[name].append(time.perf_counter() - t)
+        for figures, samples_of in zip(out, times):
+            figures.update({name: percentiles(values) for name, values in samples_of.items()})
             log(json.dumps(figures))
-            out.append(figures)
+        return out
     finally:
-        store.close()
+        for store in stores:
+            store.close()
         shutil.rmtree(tmp, ignore_errors=True)
-    return out
 
 
 # ------------------------------------------------------------------ index on vs off through a node
