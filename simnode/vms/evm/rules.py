@@ -6,7 +6,8 @@ Differences from Ethereum that matter here:
 * gas limit and base fee come from ACP-176 (fees.py), not from EIP-1559's parent-gas rules;
 * the block builder sets every header field itself, so py-evm's header/block re-validation is
   skipped (it would recompute the tx trie a second time per block);
-* plain value transfers are settled without py-evm's executor (transfer.py), same outcome.
+* plain value transfers are settled without py-evm's executor (transfer.py), same outcome;
+* every other tx's call frames are recorded while the block executes (calltrace.py).
 The coinbase is coreth's BlackholeAddr, so the priority fee goes to an address nobody controls
 (coreth credits it there too); the base fee is burned.
 
@@ -27,6 +28,7 @@ from eth.vm.forks.cancun import CancunVM
 from eth_utils import ValidationError
 
 from . import rlpcodec, speedups
+from .calltrace import RecordingComputation
 from .headers import BLACKHOLE, ZERO_HASH  # noqa: F401 - the C-Chain's coinbase and zero hash, here for the VM's users
 from .transfer import TransferFastPathState
 
@@ -104,7 +106,9 @@ class CorethAccountDB(FastAccountDB):
     account_tail = (b"",)
 
 
-AvalancheState = TransferFastPathState.configure(__name__="AvalancheState", account_db_class=FastAccountDB)
+# Blocks record their call frames as they execute (calltrace.py); nothing else pays for it.
+AvalancheState = TransferFastPathState.configure(__name__="AvalancheState", account_db_class=FastAccountDB,
+                                                 computation_class=RecordingComputation)
 
 
 class AvalancheVM(CancunVM):

@@ -21,8 +21,11 @@ from eth.vm.forks.cancun.computation import CancunComputation
 from eth.vm.forks.cancun.constants import BLOB_TX_TYPE
 from eth.vm.forks.cancun.state import CancunState
 
+from .calltrace import RecordingComputation
+
 # Tests switch this off to compare against py-evm's full path.
 FAST_TRANSFERS = True
+_PLAIN_COMPUTATIONS = (CancunComputation, RecordingComputation)
 
 
 class TransferComputation:
@@ -66,8 +69,10 @@ def is_plain_transfer(state: CancunState, tx: SignedTransactionAPI) -> bool:
     to = tx.to
     if to == CREATE_CONTRACT_ADDRESS or tx.data or tx.type_id == BLOB_TX_TYPE:
         return False
-    # another computation class may run code of its own for any message (tracing, precompiles)
-    if state.computation_class is not CancunComputation or to in state.computation_class.get_precompiles():
+    # another computation class may run code of its own for any message (tracing, precompiles);
+    # the block recorder's records nothing for a call that runs no code
+    if (state.computation_class not in _PLAIN_COMPUTATIONS
+            or to in state.computation_class.get_precompiles()):
         return False
     intrinsic_gas = tx.intrinsic_gas
     # with less gas the full path fails after buying gas (a negative message gas)
