@@ -2,6 +2,11 @@
 
 import os
 
+from .vms.evm import deferred_precompiles
+
 # py-evm hashes through eth_hash, which picks pycryptodome (about 5x slower) unless told to use
 # safe-pysha3; the choice is made at eth_hash's first import, so it is set here, first.
 os.environ.setdefault("ETH_HASH_BACKEND", "pysha3")
+# py-evm's elliptic-curve precompiles load py_ecc's tables (~0.2 s) when py-evm is imported;
+# the stand-ins load them on their first call instead. Also before py-evm's first import.
+deferred_precompiles.install()

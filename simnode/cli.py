@@ -1,17 +1,26 @@
-"""`simnode run` — the console entry point."""
+"""`simnode run | replay | reindex` — the console entry point.
+
+The node's modules are imported inside the commands, after `main` has deferred aiohttp's client
+(see lazy_package): a node serves with aiohttp's server half only.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import signal
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from . import lazy_package
 from .config import LOG_LEVELS, NodeConfig
 from .errors import NodeError
 from .genesis import GenesisError
-from .node import Node, node_urls
+
+if TYPE_CHECKING:
+    from .node import Node
 
 
 def _positive_port(text: str) -> int:
@@ -50,6 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--clock", choices=("wall", "virtual"), default="wall", help="wall (default) or virtual time")
     run.add_argument("--block-time", type=float, default=0.0,
                      help="C-Chain: mine every N seconds (default 0 = a block as soon as a tx arrives)")
+    run.add_argument("--no-index", action="store_true",
+                     help="do not index accepted blocks (no Data API data; `simnode reindex` catches up later)")
     run.add_argument("--log-level", type=_level, default="INFO", help="OFF|FATAL|ERROR|WARN|INFO|TRACE|DEBUG|VERBO")
     run.add_argument("--data-api-rate-limit", type=_rate, default=0, metavar="N",
                      help="Data/Metrics API: at most N requests per second per API key or client (default: no limit)")
@@ -73,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--transport", choices=("inprocess", "http"), default="inprocess",
                         help="drive the node in-process (default; same handlers, no socket) or over HTTP")
     replay.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    reindex = sub.add_parser("reindex", help="rebuild every index row from the chains' blocks (node stopped)")
+    reindex.add_argument("--data-dir", type=Path, default=None, help="database folder (default ~/.simnode/network-<id>)")
+    reindex.add_argument("--network-id", type=int, default=12345, help="network ID (default 12345, local)")
+    reindex.add_argument("--genesis", type=Path, default=None, help="the genesis file the data dir was created with")
     return parser
 
 
@@ -86,19 +101,28 @@ def config_from_args(args: argparse.Namespace) -> NodeConfig:
         genesis_file=args.genesis, data_dir=args.data_dir, ephemeral=args.ephemeral,
         api_admin_enabled=args.api_admin_enabled, seed=args.seed, clock_mode=args.clock,
         log_level=args.log_level, block_time=args.block_time, data_api_rate_limit=args.data_api_rate_limit,
-        chain_config_dir=args.chain_config_dir,
+        chain_config_dir=args.chain_config_dir, index=not args.no_index,
     )
 
 
 def ready_line(node: Node) -> str:
+    from .node import node_urls
+
     u = node_urls(node)
     return (f"simnode ready: network {node.genesis.network_name} ({node.config.network_id}) at {u['base']} "
             f"- info {u['info']}, X {u['X']}, P {u['P']}, C {u['C']} (ws {u['C_ws']})")
 
 
 async def serve(config: NodeConfig) -> None:
+    from .node import Node
+
     node = Node(config)
     await node.start()
+    # Start-up makes ~130k objects (modules, classes, tables) that live as long as the process;
+    # collecting meanwhile would find ~1k, so gc waits until here, and frozen they are not
+    # scanned again by later collections.
+    gc.freeze()
+    gc.enable()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -135,6 +159,7 @@ def _announce_and_wait_for_signal(line: str) -> None:
 
 def run_scenario_devnet(args: argparse.Namespace) -> int:
     """`simnode run --scenario FILE`: a wall-clock devnet with the scenario run into it first."""
+    from .node import Node
     from .scenario import ScenarioError, load_scenario, run_on
 
     try:
@@ -192,19 +217,49 @@ def replay_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def reindex_command(args: argparse.Namespace) -> int:
+    """Delete the index namespace and derive every row again from the stored blocks."""
+    from .index import rebuild
+    from .node import Node
+
+    config = NodeConfig(data_dir=args.data_dir, network_id=args.network_id, genesis_file=args.genesis, index=False,
+                        clock_mode="virtual", log_level="WARN")
+    db = config.resolved_data_dir() / "db"
+    if not db.is_dir():
+        print(f"simnode: no database in {db.parent}", file=sys.stderr)
+        return 1
+    node = Node(config)
+    try:
+        node.open_offline()
+        rows = rebuild(node.store, list(node.chains.values()), progress=lambda line: print(line, flush=True))
+    except (NodeError, GenesisError) as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        asyncio.run(node.stop())
+    print(f"reindexed {db.parent}: {rows} index rows", flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    lazy_package.defer_init("aiohttp")
     if args.command == "replay":
         return replay_command(args)
+    if args.command == "reindex":
+        return reindex_command(args)
     if args.command == "run" and args.scenario is not None:
         return run_scenario_devnet(args)
     if args.command == "run":
+        gc.disable()  # until the node is up (serve enables it)
         try:
             import uvloop
             uvloop.run(serve(config_from_args(args)))
         except (NodeError, GenesisError) as exc:
             print(f"simnode: {exc}", file=sys.stderr)
             return 1
+        finally:
+            gc.enable()
         return 0
     return 2
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import logging
 import shutil
 import socket
@@ -32,6 +31,7 @@ from .errors import NodeError
 from .profiling import Profiler
 from .formats.ids import AVM_VM_ID, EVM_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID, ZERO_ID, id_to_str, node_id_to_str
 from .genesis import Genesis, build_genesis, load_genesis, load_network_genesis, rebased_start_time, staker_keys
+from .index import Indexer
 from .store import META, Snapshots, Store
 from .vms.avm import service as avm_service
 from .vms.chain import Chain, ChainContext
@@ -82,6 +82,7 @@ class Node:
         self.genesis_time: int = 0
         self._deferred: list[DeferredChain] = []
         self.snapshots: Snapshots | None = None
+        self.indexer: Indexer | None = None
         self.warp_signer: WarpSigner | None = None  # the validators signing Warp messages
         self.aggregator: Aggregator | None = None  # the signature aggregator's core
         # The node is the first genesis staker (a genesis has at least one): its node ID and BLS
@@ -202,6 +203,7 @@ class Node:
             raise NodeError(f"cannot open the database in {self.data_dir}: {exc}") from exc
         self.snapshots = Snapshots(self.store)
         self.snapshots.on_revert.append(self._reload_chains)
+        self.indexer = Indexer(self.store) if self.config.index else None
         stored = self.store.get_obj(_GENESIS_TIME_KEY)
         if stored is None:
             # AvalancheGo re-bases the shipped local genesis to a recent start; files given
@@ -233,16 +235,30 @@ class Node:
         try:
             while self._deferred:
                 spec = self._deferred.pop(0)
-                module = await loop.run_in_executor(None, importlib.import_module, spec.module)
-                self.chains[spec.chain_id] = getattr(module, spec.factory)(self.chain_context(spec.chain_id))
+                factory = await loop.run_in_executor(None, spec.load)
+                chain = factory(self.chain_context(spec.chain_id))
+                self.chain_endpoints(chain)  # ready before the chain answers, not on its first request
+                self.chains[spec.chain_id] = chain
         finally:
             sys.setswitchinterval(interval)
+
+    def open_offline(self) -> None:
+        """Open the store and every chain without serving anything (simnode reindex); stop()
+        closes them."""
+        logs.configure(self.config.log_level)
+        self._open_store()
+        self._build_chains()
+        while self._deferred:
+            spec = self._deferred.pop(0)
+            self.chains[spec.chain_id] = spec.load()(self.chain_context(spec.chain_id))
+        self.chain_manager.attach()
+        self.chain_manager.sync()
 
     def chain_context(self, chain_id: bytes) -> ChainContext:
         assert self.store is not None
         return ChainContext(config=self.config, genesis=self.genesis, store=self.store, clock=self.clock,
                             chain_id=chain_id, chains=self.chains, genesis_time=self.genesis_time,
-                            node_id=self.node_id, snapshots=self.snapshots)
+                            node_id=self.node_id, snapshots=self.snapshots, indexer=self.indexer)
 
     def _build_node_endpoints(self) -> None:
         self.node_endpoints["info"] = info_api.build_service(self)

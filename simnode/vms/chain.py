@@ -9,15 +9,28 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..formats.ids import ZERO_ID, id_to_str
-from ..store import Snapshots, Store
+from ..store import Batch, Snapshots, Store
 
 if TYPE_CHECKING:
     from ..clock import Clock
     from ..config import NodeConfig
     from ..genesis import Genesis
+
+
+class BlockIndexer(Protocol):
+    """Derives index rows from a chain's accepted blocks (the node wires simnode.index in; a VM
+    only calls these two methods)."""
+
+    def block_accepted(self, chain: Any, row: dict, batch: Batch) -> None:
+        """Stage the index rows of `chain`'s block `row` (as stored) in the block's own `batch`."""
+        ...
+
+    def chain_opened(self, chain: Any) -> None:
+        """`chain` has loaded its head: index whatever blocks it accepted while indexing was off."""
+        ...
 
 
 @dataclass(slots=True)
@@ -35,6 +48,8 @@ class ChainContext:
     node_id: bytes = b""
     # Node-wide snapshots (evm_snapshot/evm_revert use them, so a revert reloads every chain).
     snapshots: Snapshots | None = None
+    # Fed every accepted block in its batch, genesis included (None: the node runs without an index).
+    indexer: BlockIndexer | None = None
 
     def __post_init__(self) -> None:
         if self.snapshots is None:

@@ -41,7 +41,7 @@ class FakeNode:
     def __post_init__(self) -> None:
         self.genesis = load_network_genesis(self.network_id)
         g = self.genesis
-        c = BootstrappingChain(DeferredChain(g.c_chain_id, "C-Chain", EVM_VM_ID, ("C", "evm"), "m", "f"))
+        c = BootstrappingChain(DeferredChain(g.c_chain_id, "C-Chain", EVM_VM_ID, ("C", "evm"), lambda: None))
         self.chains[g.c_chain_id] = c
         for l1 in (L1(b"\x02" * 32, 99999), L1(b"\x01" * 32, 555)):
             self.chains[l1.chain_id] = l1

@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 
 from simnode.clock import VirtualClock
 from simnode.config import NodeConfig, read_chain_config_files
+from simnode.crypto.hashing import keccak256
 from simnode.genesis import load_network_genesis
 from simnode.store import Store
 from simnode.vms.chain import ChainContext
-from simnode.vms.evm import transfer
-from simnode.crypto.hashing import keccak256
+from simnode.vms.evm import calltrace, transfer
 from simnode.vms.evm.chain import WARP_ADDRESS, ChainError, EVMChain, evm_header
 from simnode.vms.evm.headers import HeaderRules
 from simnode.vms.evm.precompiles import (allowlist, deployerallowlist, feemanager, nativeminter, rewardmanager,
@@ -456,6 +456,23 @@ def test_debug_trace_re_executes_activations_and_precompiles():
     assert int(traced["gasUsed"], 16) == info.receipts[0][2] and "error" not in traced
     [(_, logs)] = trace_block(EthAPI(chain), info, None)
     assert logs["failed"] is False and logs["gas"] == info.receipts[0][2]
+
+
+def test_l1_blocks_record_call_frames_and_static_calls_see_the_active_precompiles():
+    """subnet-EVM's computation (no refunds) keeps the block's call-frame recorder, also for a
+    call to a stateful precompile; the indexer's static calls run the precompiles active at the
+    block, as eth_call does."""
+    chain = l1(contractNativeMinterConfig={"blockTimestamp": 0, "adminAddresses": [EWOQ.address]})
+    data = selector("mintNativeCoin(address,uint256)") + words(addr_word(b"\x66" * 20), 3)
+    chain.submit_raw(signed(EWOQ, chain, nativeminter.ADDRESS, data))
+    info = chain.build_block()
+    row = chain.block_row(info.number)
+    [[frame]] = row["ct"]
+    [(_, traced)] = trace_block(EthAPI(chain), info, {"tracer": "callTracer"})
+    assert frame[:3] == [calltrace.K_CALL, EWOQ_ADDR, nativeminter.ADDRESS] and frame[7] is False
+    assert frame[4] == int(traced["gas"], 16) and traced["to"] == "0x" + nativeminter.ADDRESS.hex()
+    read = selector("readAllowList(address)") + words(addr_word(EWOQ_ADDR))
+    assert chain.static_call(row, nativeminter.ADDRESS, read) == words(allowlist.ADMIN)
 
 
 def test_fee_manager_and_reward_manager_steer_the_next_block():

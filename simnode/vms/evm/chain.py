@@ -16,7 +16,10 @@ Storage (all under the chain prefix, e.g. b"C/"):
     head               -> num u64 (last accepted)
     root               -> state root the next block builds on (differs from the head's after
                           anvil_setBalance & co.)
-One accepted block = one Store batch holding all of the above.
+The block row also holds, under "ct", the call frames each tx's execution recorded (calltrace.py;
+only when some tx ran code), so the index can be rebuilt from block rows alone.
+One accepted block = one Store batch holding all of the above, plus the index rows the node's
+indexer (ctx.indexer, simnode/index) derives from the block row.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from eth_utils import ValidationError
 
 from ...crypto.hashing import keccak256
 from ...formats.ids import EVM_VM_ID, ZERO_ID
+from . import calltrace
 from .db import StoreKV, atomic_db
 from ...network import params_for
 from .fees import ACP176_RULES, FeeState, fee_state_from_row
@@ -60,6 +64,7 @@ log = logging.getLogger("simnode.evm")
 TX_FEE_CAP_WEI = 100 * 10**18  # coreth RPCTxFeeCap: 100 AVAX
 RPC_GAS_CAP = 50_000_000
 EIP1820_DEPLOY_HASH = bytes.fromhex("fefb2da535e927b85fe68eb81cb2e4a5827c905f78381a01ef2322aa9b0aee8e")
+ZERO_ADDRESS = b"\x00" * 20
 BLOCK_CACHE = 256  # decoded recent blocks (receipt and block lookups); older ones are read back from the store
 
 
@@ -410,6 +415,8 @@ class EVMChain:
             self._write_genesis()
         self.evm = self.chain_class(self.db)
         self._load_head()
+        if self.ctx.indexer is not None:
+            self.ctx.indexer.chain_opened(self)  # indexes blocks accepted while indexing was off
 
     def _genesis_alloc(self) -> dict[bytes, dict]:
         alloc = {}
@@ -467,9 +474,10 @@ class EVMChain:
 
     def _put_block_rows(self, batch: Any, header: Header, ms: int, fee: FeeState, raws: list[bytes],
                         senders: list[bytes], receipts: list[list], pre: bytes | None = None,
-                        ext: bytes = b"", ext_gas: int = 0) -> bytes:
+                        ext: bytes = b"", ext_gas: int = 0, frames: list[list] | None = None) -> bytes:
         """Stage the block's rows in `batch` (and its canonical hash in the py-evm overlay, which
-        the caller flushes into `batch`); returns the packed block row."""
+        the caller flushes into `batch` afterwards, so the indexer can still read the block's
+        state there); returns the packed block row."""
         num = header.block_number
         hdr = header.encode()
         h = keccak256(hdr)
@@ -480,6 +488,8 @@ class EVMChain:
         if ext:
             row["ext"] = ext
             row["egu"] = ext_gas
+        if frames is not None and any(frames):
+            row["ct"] = frames  # per tx, the call frames its execution recorded (calltrace.py)
         ch = batch.changes
         packed = msgpack.packb(row, use_bin_type=True)
         ch[self._key(b"b/", u64(num))] = packed
@@ -499,6 +509,8 @@ class EVMChain:
         ch[self._key(b"head")] = u64(num)
         ch[self._key(b"root")] = header.state_root
         self.kv[SchemaV1.make_block_number_to_hash_lookup_key(num)] = rlp.encode(h)
+        if self.ctx.indexer is not None:
+            self.ctx.indexer.block_accepted(self, row, batch)
         return packed
 
     @property
@@ -509,6 +521,28 @@ class EVMChain:
     def account_db(self, state_root: bytes) -> AccountDB:
         """The chain's account view at `state_root`."""
         return self.account_db_class(self.db, state_root)
+
+    def block_row(self, num: int) -> dict | None:
+        """Block `num`'s stored row as _put_block_rows wrote it (what the indexer derives from)."""
+        raw = self.store.get(self._key(b"b/", u64(num)))
+        return None if raw is None else msgpack.unpackb(raw, raw=False)
+
+    def static_call(self, row: dict, to: bytes, data: bytes, gas: int = 1_000_000) -> bytes | None:
+        """The output of a gas-free call from the zero address at the state after the block of
+        `row` (its unflushed overlay included), or None if it fails; nothing is kept."""
+        from eth.vm.spoof import SpoofTransaction
+        header = Header.decode(row["hdr"], self.header_rules.coreth)
+        state = self.vm_at(evm_header(header, base_fee_per_gas=0, gas_limit=max(gas, header.gas_limit))).state
+        utx = AvalancheVM.create_unsigned_transaction(nonce=state.get_nonce(ZERO_ADDRESS), gas_price=0, gas=gas,
+                                                      to=to, value=0, data=data)
+        snap = state.snapshot()
+        try:
+            comp = state.apply_transaction(SpoofTransaction(utx, from_=ZERO_ADDRESS))
+        except ValidationError:
+            return None
+        finally:
+            state.revert(snap)
+        return None if comp.is_error else comp.output
 
     def block(self, num: int) -> BlockInfo | None:
         info = self._blocks.get(num)
@@ -770,6 +804,7 @@ class EVMChain:
         included: list[PoolTx] = []
         receipts = []
         rows: list[list] = []
+        frames: list[list[list]] = []  # per included tx, its recorded call frames
         dropped: list[PoolTx] = []
         cursor = _GasCursor(gas_limit)  # stands in for the header while txs are applied
         bloom = 0
@@ -783,6 +818,7 @@ class EVMChain:
                     if gas_limit - cursor.gas_used < 21000:
                         break
                 else:
+                    traced = calltrace.start()
                     try:
                         receipt, comp = vm.apply_transaction(cursor, p.tx)
                     except ValidationError as exc:
@@ -801,10 +837,12 @@ class EVMChain:
                         rows.append(receipt_row(status, receipt.gas_used, used, eff, contract, logs))
                         receipts.append(receipt)
                         included.append(p)
+                        frames.append(traced)
                 try:
                     p = it.send(ok)
                 except StopIteration:
                     p = None
+        calltrace.stop()
         built_atomic = None
         if include_txs and self.atomic is not None and self.atomic.has_pending():
             built_atomic = self.atomic.build(vm.state, base_fee, ts_ms // 1000)
@@ -823,7 +861,7 @@ class EVMChain:
             block_gas_cost=fee_state.block_gas_cost, ext=ext, ext_gas_used=ext_gas)
         batch = self.store.batch()
         packed = self._put_block_rows(batch, final_header, ts_ms, fee_after, raws, [p.sender for p in included],
-                                      rows, pre=header.state_root, ext=ext, ext_gas=ext_gas)
+                                      rows, pre=header.state_root, ext=ext, ext_gas=ext_gas, frames=frames)
         self.kv.flush_into(batch)
         if built_atomic is not None:
             self.atomic.write_accepted(batch, built_atomic, final_header.block_number)

@@ -6,7 +6,8 @@ Differences from Ethereum that matter here:
 * gas limit and base fee come from ACP-176 (fees.py), not from EIP-1559's parent-gas rules;
 * the block builder sets every header field itself, so py-evm's header/block re-validation is
   skipped (it would recompute the tx trie a second time per block);
-* plain value transfers are settled without py-evm's executor (transfer.py), same outcome.
+* plain value transfers are settled without py-evm's executor (transfer.py), same outcome;
+* every other tx's call frames are recorded while the block executes (calltrace.py).
 The coinbase is coreth's BlackholeAddr, so the priority fee goes to an address nobody controls
 (coreth credits it there too); the base fee is burned.
 
@@ -31,10 +32,10 @@ from eth.db.account import AccountDB
 from eth.rlp.accounts import Account
 from eth.validation import validate_length_lte
 from eth.vm.forks.cancun import CancunVM
-from eth.vm.forks.cancun.computation import CancunComputation
 from eth_utils import ValidationError
 
 from . import rlpcodec, speedups
+from .calltrace import RecordingComputation
 from .headers import BLACKHOLE, ZERO_HASH  # noqa: F401 - the C-Chain's coinbase and zero hash, here for the VM's users
 from .transfer import PLAIN_COMPUTATIONS, TransferFastPathState
 
@@ -112,7 +113,9 @@ class CorethAccountDB(FastAccountDB):
     account_tail = (b"",)
 
 
-AvalancheState = TransferFastPathState.configure(__name__="AvalancheState", account_db_class=FastAccountDB)
+# Blocks record their call frames as they execute (calltrace.py); nothing else pays for it.
+AvalancheState = TransferFastPathState.configure(__name__="AvalancheState", account_db_class=FastAccountDB,
+                                                 computation_class=RecordingComputation)
 
 
 class AvalancheVM(CancunVM):
@@ -151,8 +154,9 @@ CorethVM = AvalancheVM.configure(
     __name__="CorethVM", _state_class=AvalancheState.configure(__name__="CorethState", account_db_class=CorethAccountDB))
 
 
-class SubnetEVMComputation(CancunComputation):
-    """subnet-evm refunds no gas: the refund counter never reaches the sender."""
+class SubnetEVMComputation(RecordingComputation):
+    """subnet-evm refunds no gas: the refund counter never reaches the sender. (Blocks record
+    their call frames, as on the C-Chain.)"""
 
     def get_gas_refund(self) -> int:
         return 0

@@ -24,13 +24,16 @@ from eth.vm.forks.cancun.computation import CancunComputation
 from eth.vm.forks.cancun.constants import BLOB_TX_TYPE
 from eth.vm.forks.cancun.state import CancunState
 
+from .calltrace import RecordingComputation
+
 # Tests switch this off to compare against py-evm's full path.
 FAST_TRANSFERS = True
 
 # Computation classes that run no code of their own for a message to an account without code
-# (they may add precompiles, which `is_plain_transfer` checks): plain Cancun's, subnet-EVM's and
-# the stateful-precompile classes (precompiles/vmclasses.py). Debug tracing's is not one.
-PLAIN_COMPUTATIONS: set[type] = {CancunComputation}
+# (they may add precompiles, which `is_plain_transfer` checks): plain Cancun's, the block
+# recorder's (it records nothing for a call that runs no code), subnet-EVM's and the
+# stateful-precompile classes (precompiles/vmclasses.py). Debug tracing's is not one.
+PLAIN_COMPUTATIONS: set[type] = {CancunComputation, RecordingComputation}
 
 
 class TransferComputation:

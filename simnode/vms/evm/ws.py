@@ -12,7 +12,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 import orjson
-from aiohttp import WSMsgType, web
+from aiohttp import web
+from aiohttp.http import WSMsgType  # not the package root: its __init__ loads the client (lazy_package)
 
 from ...rpc.jsonrpc import EthService, InvalidParams
 from ...crypto.hashing import keccak256

@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+"""Data API index benchmark, index side (query time in-process, no HTTP; the REST layer adds
+its own on top).
+
+    ETH_HASH_BACKEND=pysha3 .venv/bin/python scripts/bench_data_api.py [--rows 1000,100000,1000000]
+        [--samples 300] [--transfers 2000] [--rounds 3] [--skip-callgrind] [--skip-node]
+
+1) Query latency against index size. Synthetic accepted blocks (5 txs each: native transfers
+   and, every third tx, ERC-20 transfers among 1000 addresses; every other tx touches one "hot"
+   address and 1 in 7 fails, so every page measured is full at every size) go through the code
+   path real blocks take (Indexer.block_accepted into one LevelDB batch per block) until the
+   index holds each --rows figure (one LevelDB per size); then p50/p99 (ms) of, on each: a
+   blocks page, a latest-txs page, a failed-txs page, the hot address's ERC-20 transfers and
+   native txs (first page, and a page in the middle reached by a cursor), 10 rows each, timed
+   in interleaved rounds across the sizes; plus the indexing time per block and per tx.
+2) Instruction counts (callgrind: steady however busy the machine is) per transfer of an EVM
+   chain building blocks of 20 transfers through EVMChain.build_block on LevelDB, with the index
+   on and off; and per ERC-20 transfer with the call-frame recorder on and off.
+3) Transfers/s through a real node: automined signed transfers (scripts/bench_evm.py's phase a:
+   50 senders, 50 concurrent clients) against `simnode run --ephemeral` with the index on and
+   with --no-index, alternating for --rounds rounds: mined tx/s (best round) and the node
+   process's CPU time per transfer (best round).
+
+Every figure comes from this machine while it runs; other load makes single numbers noisy, so
+p50s, best-of-rounds and ratios are what to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eth_abi import encode
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # bench_evm
+
+from simnode.crypto.hashing import keccak256  # noqa: E402
+from simnode.formats.ids import EVM_VM_ID  # noqa: E402
+from simnode.index import Indexer  # noqa: E402
+from simnode.index.evm.query import EvmIndex  # noqa: E402
+from simnode.index.evm.rows import TRANSFER_TOPIC  # noqa: E402
+from simnode.index.evm.tokens import DECIMALS, NAME, SYMBOL  # noqa: E402
+from simnode.store import Store  # noqa: E402
+from simnode.vms.evm import rlpcodec  # noqa: E402
+from simnode.vms.evm.headers import Header, HeaderRules  # noqa: E402
+
+CHAIN = b"\x42" * 32
+TOKENS = [bytes([0x70, i]) + b"\x00" * 18 for i in range(4)]
+HOT = b"\x0b" * 20
+TXS_PER_BLOCK = 5
+PAGE = 10
+
+
+def log(*a: object) -> None:
+    print(*a, file=sys.stderr, flush=True)
+
+
+def _int(n: int) -> bytes:
+    return n.to_bytes((n.bit_length() + 7) // 8, "big")
+
+
+def _word(n: int) -> bytes:
+    return n.to_bytes(32, "big")
+
+
+@dataclass
+class SyntheticChain:
+    """A chain as the indexer sees it: identity, stored rows, and static calls answered with
+    fixed token metadata."""
+
+    chain_id: bytes = CHAIN
+    vm_id: bytes = EVM_VM_ID
+    header_rules: HeaderRules = HeaderRules(coreth=False, base_fee=0, block_gas_cost=0, durango=0, etna=0, granite=0)
+    name: str = "synthetic"
+    number: int = 0
+    nonce: int = 0
+    answers: dict = field(default_factory=lambda: {
+        (t, sel): out for t in TOKENS for sel, out in (
+            (NAME, encode(["string"], ["Bench"])), (SYMBOL, encode(["string"], ["BNC"])), (DECIMALS, _word(18)))})
+
+    def static_call(self, row: dict, to: bytes, data: bytes) -> bytes | None:
+        return self.answers.get((to, data))
+
+    @staticmethod
+    def address(k: int) -> bytes:
+        return (k % 1000 + 1).to_bytes(4, "big") * 5
+
+    def raw_tx(self, to: bytes, value: int, data: bytes) -> bytes:
+        """A type-2 tx as a block row holds it (the indexer reads its fields, not its signature)."""
+        self.nonce += 1
+        return b"\x02" + rlpcodec.encode([_int(43112), _int(self.nonce), _int(1), _int(30), _int(100_000), to,
+                                          _int(value), data, [], b"", _word(self.nonce), _word(1)])
+
+    def block(self) -> dict:
+        self.number += 1
+        n = self.number
+        txs, senders, receipts = [], [], []
+        for i in range(TXS_PER_BLOCK):
+            k = n * TXS_PER_BLOCK + i
+            sender, to = self.address(k), self.address(k * 7 + 3)
+            if k % 2 == 0:  # the hot address is in every other tx, so its pages are full from the start
+                sender, to = (HOT, to) if k % 4 == 0 else (sender, HOT)
+            status = 0 if k % 7 == 0 else 1
+            if k % 3 == 0:
+                token = TOKENS[k % len(TOKENS)]
+                data = bytes.fromhex("a9059cbb") + to.rjust(32, b"\x00") + _word(k)
+                logs = [[token, [TRANSFER_TOPIC, sender.rjust(32, b"\x00"), to.rjust(32, b"\x00")], _word(k)]]
+                txs.append(self.raw_tx(token, 0, data))
+                receipts.append([status, 0, 35_000, 26, None, logs if status else []])
+            else:
+                txs.append(self.raw_tx(to, k, b""))
+                receipts.append([status, 0, 21_000, 26, None, []])
+            senders.append(sender)
+        hdr = Header(keccak256(_int(n - 1)), b"\x00" * 32, b"\x00" * 20, b"\x00" * 32, b"\x00" * 32, b"\x00" * 32, 0,
+                     1, n, 15_000_000, sum(r[2] for r in receipts), 1_700_000_000 + n, b"", b"\x00" * 32, b"\x00" * 8,
+                     None, base_fee_per_gas=25, block_gas_cost=0).encode()
+        return {"hdr": hdr, "h": keccak256(_int(n)), "ms": (1_700_000_000 + n) * 1000, "fee": [], "txs": txs,
+                "from": senders, "rc": receipts, "size": 0}
+
+
+def percentiles(samples: list[float]) -> dict:
+    s = sorted(samples)
+    return {"p50_ms": round(statistics.median(s) * 1000, 3), "p99_ms": round(s[min(len(s) - 1, int(len(s) * 0.99))] * 1000, 3)}
+
+
+def middle_cursor(pages, total: int) -> bytes | None:
+    """The cursor of the page in the middle of a list of `total` rows that is still full (None, the
+    first page, while the list holds fewer than two pages)."""
+    cursor = None
+    for _ in range(max(0, total - PAGE) // PAGE // 2):
+        cursor = pages(cursor).next
+    return cursor
+
+
+def queries(store: Store) -> tuple[dict, dict]:
+    """The timed queries on one index, and the sizes of the hot address's lists."""
+    ix = EvmIndex(store, CHAIN)
+    hot_native = len(ix.native_transactions(HOT, 1_000_000).items)
+    hot_erc20 = len(ix.erc20_transfers(HOT, 1_000_000).items)
+    native_deep = middle_cursor(lambda c: ix.native_transactions(HOT, PAGE, c), hot_native)
+    erc20_deep = middle_cursor(lambda c: ix.erc20_transfers(HOT, PAGE, c), hot_erc20)
+    return {
+        "blocks_page": lambda: ix.blocks(PAGE),
+        "latest_txs_page": lambda: ix.transactions(PAGE),
+        "failed_txs_page": lambda: ix.transactions(PAGE, status=0),
+        "erc20_transfers_page": lambda: ix.erc20_transfers(HOT, PAGE),
+        "erc20_transfers_deep_page": lambda: ix.erc20_transfers(HOT, PAGE, erc20_deep),
+        "native_txs_page": lambda: ix.native_transactions(HOT, PAGE),
+        "native_txs_deep_page": lambda: ix.native_transactions(HOT, PAGE, native_deep),
+    }, {"hot_native_txs": hot_native, "hot_erc20_transfers": hot_erc20}
+
+
+def feed(store: Store, target: int) -> dict:
+    """Synthetic blocks through the indexer until the index holds `target` rows."""
+    chain = SyntheticChain()
+    indexer = Indexer(store)
+    rows = txs = 0
+    index_s = 0.0
+    while rows < target:
+        while rows < target:
+            row = chain.block()
+            batch = store.batch()
+            t = time.perf_counter()
+            indexer.block_accepted(chain, row, batch)
+            index_s += time.perf_counter() - t
+            rows += len(batch.changes)  # an estimate: some of them rewrite existing rows
+            txs += len(row["txs"])
+            batch.commit()
+        rows = sum(1 for _ in store.iterate(b"ix/"))
+    return {"index_rows": rows, "blocks": chain.number, "txs": txs,
+            "index_us_per_block": round(index_s / chain.number * 1e6, 1), "index_us_per_tx": round(index_s / txs * 1e6, 1)}
+
+
+def bench_queries(targets: list[int], samples: int, rounds: int = 10) -> list[dict]:
+    """One index per size, then every query of every size timed in interleaved rounds, so the
+    sizes share whatever else the machine is doing."""
+    tmp = tempfile.mkdtemp(prefix="bench-data-api-")
+    stores = [Store.open(Path(tmp) / f"db{n}") for n in targets]
+    try:
+        out, timed = [], []
+        for target, store in zip(targets, stores):
+            figures = feed(store, target)
+            fns, sizes = queries(store)
+            out.append({**figures, **sizes})
+            timed.append(fns)
+            log(json.dumps(out[-1]))
+        times: list[dict[str, list[float]]] = [{name: [] for name in fns} for fns in timed]
+        for _ in range(rounds):
+            for fns, samples_of in zip(timed, times):
+                for name, fn in fns.items():
+                    fn()  # warm
+                    for _ in range(max(1, samples // rounds)):
+                        t = time.perf_counter()
+                        fn()
+                        samples_of[name].append(time.perf_counter() - t)
+        for figures, samples_of in zip(out, times):
+            figures.update({name: percentiles(values) for name, values in samples_of.items()})
+            log(json.dumps(figures))
+        return out
+    finally:
+        for store in stores:
+            store.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ------------------------------------------------------------------ index on vs off through a node
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU the process has used (less sensitive to other load than wall time)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def transfers_per_second(url: str, transfers: int, pid: int) -> dict:
+    import aiohttp
+    from eth_account import Account
+
+    import bench_evm
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=60)) as s:
+        rpc = bench_evm.RPC(url, s)
+        chain_id = int(await rpc("eth_chainId"), 16)
+        senders = await bench_evm.fund_senders(rpc, chain_id, Account.from_key(bench_evm.EWOQ), 50, 10**20)
+        signed = await bench_evm.sign_transfers(rpc, chain_id, senders, transfers)
+        cpu = cpu_seconds(pid)
+        result = await bench_evm.run_txs(rpc, signed, 50)
+        result["node_cpu_us_per_tx"] = round((cpu_seconds(pid) - cpu) / transfers * 1e6, 1)
+        return result
+
+
+def bench_node(transfers: int, rounds: int) -> dict:
+    import bench_evm
+    runs: dict[str, list[dict]] = {}
+    for r in range(rounds):
+        for label, flags in (("index_on", []), ("index_off", ["--no-index"])):
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                number = sock.getsockname()[1]
+            env = dict(os.environ, ETH_HASH_BACKEND="pysha3")
+            proc = subprocess.Popen([sys.executable, "-m", "simnode", "run", "--ephemeral", "--http-port", str(number),
+                                     "--log-level", "WARN", *flags], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                    stderr=subprocess.DEVNULL)
+            url = f"http://127.0.0.1:{number}/ext/bc/C/rpc"
+            try:
+                asyncio.run(bench_evm.wait_up(url))
+                result = asyncio.run(transfers_per_second(url, transfers, proc.pid))
+            finally:
+                proc.terminate()
+                proc.wait(30)
+            log(f"round {r + 1} {label}: {result}")
+            runs.setdefault(label, []).append(result)
+    tx_s = {label: max(r["mined_tx_s"] for r in rs) for label, rs in runs.items()}
+    cpu = {label: min(r["node_cpu_us_per_tx"] for r in rs) for label, rs in runs.items()}
+    per_block = statistics.mean(r["tx_per_block"] for r in runs["index_on"])
+    return {"transfers": transfers, "rounds": rounds, "best_mined_tx_s": tx_s, "best_node_cpu_us_per_tx": cpu,
+            "tx_per_block": round(per_block, 1),
+            "slowdown_pct_tx_s": round((tx_s["index_off"] - tx_s["index_on"]) / tx_s["index_off"] * 100, 1),
+            "slowdown_pct_cpu": round((cpu["index_on"] - cpu["index_off"]) / cpu["index_off"] * 100, 1),
+            "index_cpu_us_per_block": round((cpu["index_on"] - cpu["index_off"]) * per_block, 1)}
+
+
+# ------------------------------------------------------------------ index write cost in instructions
+
+SENDERS = 20
+
+
+def sign_workload(path: Path, blocks: int, erc20: bool) -> None:
+    """Signed txs for the workload (signed here, outside the measured process): the funder pays
+    20 senders (and, for `erc20`, deploys tests/contracts/Token.json and hands them tokens), then
+    `blocks` blocks of one transfer (native or ERC-20 `transfer`) from each sender."""
+    import rlp
+    from eth_account import Account
+    from eth_utils import to_checksum_address
+
+    import bench_evm
+    funder = Account.from_key(bench_evm.EWOQ)
+    senders = [Account.from_key((0xBE4C0000 + i).to_bytes(32, "big")) for i in range(SENDERS)]
+    fee = {"gas": 100_000, "maxFeePerGas": 10**12, "maxPriorityFeePerGas": 1, "chainId": 43112, "value": 0}
+    setup: list[dict] = [{"to": a.address, "value": 10**20} for a in senders]
+    token = to_checksum_address(keccak256(rlp.encode([bytes.fromhex(funder.address[2:]), len(setup)]))[12:])
+    if erc20:
+        art = json.loads((ROOT / "tests" / "contracts" / "Token.json").read_text())
+        setup.append({"data": art["bytecode"] + encode(["string", "string", "uint256"], ["B", "B", 10**30]).hex(),
+                      "gas": 2_000_000})
+        setup += [{"to": token, "data": "0xa9059cbb" + encode(["address", "uint256"], [a.address, 10**24]).hex()}
+                  for a in senders]
+    fund = [funder.sign_transaction({**fee, "nonce": i, **tx}).raw_transaction.hex() for i, tx in enumerate(setup)]
+
+    def transfer(k: int) -> dict:
+        to = senders[(k + 1) % SENDERS].address
+        if erc20:
+            return {"to": token, "data": "0xa9059cbb" + encode(["address", "uint256"], [to, 1]).hex()}
+        return {"to": to, "value": 1, "gas": 21000}
+    rounds = [[a.sign_transaction({**fee, "nonce": b, **transfer(k)}).raw_transaction.hex() for k, a in enumerate(senders)]
+              for b in range(blocks)]
+    path.write_text(json.dumps([fund, *rounds]))
+
+
+def run_workload(path: Path, blocks: int, index: bool, record: bool) -> None:
+    """The measured process: an EVM chain on LevelDB building the setup block and `blocks`
+    blocks of transfers, each through EVMChain.build_block (and the indexer, if on). Without
+    `record`, the call-frame recorder is never started (what it costs is then left out)."""
+    from simnode.clock import VirtualClock
+    from simnode.config import NodeConfig
+    from simnode.genesis import load_network_genesis
+    from simnode.vms.chain import ChainContext
+    from simnode.vms.evm import calltrace
+    from simnode.vms.evm.chain import EVMChain
+    if not record:
+        calltrace.start = list
+    txs = json.loads(path.read_text())[:blocks + 1]
+    tmp = tempfile.mkdtemp(prefix="bench-write-")
+    store = Store.open(Path(tmp) / "db")
+    try:
+        genesis = load_network_genesis(12345)
+        ctx = ChainContext(NodeConfig(), genesis, store, VirtualClock(1_767_225_600_000), genesis.c_chain_id,
+                           indexer=Indexer(store) if index else None)
+        chain = EVMChain(ctx)
+        chain.set_automine(False)
+        for block in txs:
+            for raw in block:
+                chain.submit_raw(bytes.fromhex(raw))
+            chain.mine_pending()
+        last = chain.block_row(chain.head.number)
+        assert chain.head.number == len(txs) and all(r[0] == 1 for r in last["rc"]) and (record or "ct" not in last)
+    finally:
+        store.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def instructions(path: Path, blocks: int, *flags: str) -> int:
+    env = dict(os.environ, ETH_HASH_BACKEND="pysha3", PYTHONHASHSEED="0")  # same dict layouts every run
+    cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+           "--workload", str(path), "--blocks", str(blocks), *flags]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    for line in done.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1])
+    raise RuntimeError(f"no instruction count from callgrind: {done.stderr[-2000:]}")
+
+
+def per_transfer(path: Path, small: int, large: int, flags: tuple[str, ...], label: str) -> float:
+    """Instructions per transfer: the difference of a `large`- and a `small`-block run, so
+    start-up, genesis and the setup block cancel out."""
+    counts = {n: instructions(path, n, *flags) for n in (small, large)}
+    out = (counts[large] - counts[small]) / ((large - small) * SENDERS)
+    log(f"callgrind {label}: {counts} -> {out:.0f} instructions per transfer")
+    return out
+
+
+def bench_instructions(small: int = 5, large: int = 25) -> dict:
+    """Instruction counts (callgrind: the machine's other load does not change them) of
+    transfers with the index on and off, and of ERC-20 transfers with the call-frame recorder on
+    and off (index off)."""
+    tmp = Path(tempfile.mkdtemp(prefix="bench-write-txs-"))
+    try:
+        native, erc20 = tmp / "native.json", tmp / "erc20.json"
+        sign_workload(native, large, erc20=False)
+        sign_workload(erc20, large, erc20=True)
+        on = per_transfer(native, small, large, ("--index", "--record"), "transfers, index on")
+        off = per_transfer(native, small, large, ("--record",), "transfers, index off")
+        rec = per_transfer(erc20, small, large, ("--record",), "ERC-20 transfers, recorder on")
+        bare = per_transfer(erc20, small, large, (), "ERC-20 transfers, recorder off")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return {"transfers_per_block": SENDERS, "blocks": [small, large],
+            "transfer_instructions_index_on": round(on), "transfer_instructions_index_off": round(off),
+            "index_slowdown_pct": round((on - off) / off * 100, 1),
+            "index_instructions_per_block": round((on - off) * SENDERS),
+            "erc20_instructions_recorder_on": round(rec), "erc20_instructions_recorder_off": round(bare),
+            "recorder_slowdown_pct": round((rec - bare) / bare * 100, 2)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", default="1000,100000,1000000", help="index sizes to measure at")
+    ap.add_argument("--samples", type=int, default=300, help="timed runs of each query per size")
+    ap.add_argument("--transfers", type=int, default=2000, help="transfers per node round")
+    ap.add_argument("--rounds", type=int, default=3, help="node rounds (index on, then off, each round)")
+    ap.add_argument("--skip-node", action="store_true", help="skip the node rounds (transfers/s)")
+    ap.add_argument("--skip-callgrind", action="store_true", help="skip the instruction counts")
+    ap.add_argument("--workload", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--blocks", type=int, default=0, help=argparse.SUPPRESS)
+    ap.add_argument("--index", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--record", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.workload is not None:
+        run_workload(args.workload, args.blocks, args.index, args.record)
+        return
+    out: dict = {"queries": bench_queries([int(x) for x in args.rows.split(",")], args.samples)}
+    first, last = out["queries"][0], out["queries"][-1]
+    out["p50_ratio_largest_to_smallest"] = {
+        k: round(last[k]["p50_ms"] / first[k]["p50_ms"], 2) for k in first if isinstance(first[k], dict)}
+    if not args.skip_callgrind:
+        out["instructions"] = bench_instructions()
+    if not args.skip_node:
+        out["node"] = bench_node(args.transfers, args.rounds)
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
