@@ -9,30 +9,32 @@ tokens carry `tokenReputation: null` (unknown).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from ...index.evm.query import address_chains
+from ...index.evm.query import EvmIndex, Page, address_chains
 from .chains import chain_info
 from .context import RequestContext
+from .evm_json import EvmJson
 from .evm_reads import (address_param, block_range, empty_page, evm_request, index_off, json_of, page_of,
                         sort_newest_first)
 from .resolve import evm_address, evm_chains
 
 
-def _address_page(ctx: RequestContext, lister: str, ordered: bool = False) -> tuple[Any, Any]:
-    """(formatter, page) of one of the index's per-address lists."""
+def _address_page(ctx: RequestContext, lister: Callable[..., Page[Any]],
+                  ordered: bool = False) -> tuple[EvmJson, Page[Any]]:
+    """(formatter, page) of one of the index's per-address lists (an EvmIndex method)."""
     ev = evm_request(ctx)
     address = address_param(ctx)
     bounds = block_range(ctx)
     reverse = sort_newest_first(ctx) if ordered else True
-    read = getattr(ev.ix, lister)
-    page = empty_page() if bounds is None else page_of(ctx, lambda cursor: read(
-        address, ctx.params["pageSize"], cursor, reverse, *bounds))
+    page = empty_page() if bounds is None else page_of(ctx, lambda cursor: lister(
+        ev.ix, address, ctx.params["pageSize"], cursor, reverse, *bounds))
     return json_of(ctx, ev), page
 
 
 def _transactions(ctx: RequestContext, v2: bool) -> dict[str, Any]:
-    js, page = _address_page(ctx, "address_transactions", ordered=True)
+    js, page = _address_page(ctx, EvmIndex.address_transactions, ordered=True)
     items = [{"nativeTransaction": js.native_tx(item.tx), **js.tx_parts(item.transfers, item.internals, v2)}
              for item in page.items]
     return ctx.paged({"transactions": items}, page.next)
@@ -47,29 +49,29 @@ def list_transactions_v2(ctx: RequestContext) -> dict[str, Any]:
 
 
 def list_native_transactions(ctx: RequestContext) -> dict[str, Any]:
-    js, page = _address_page(ctx, "native_transactions")
+    js, page = _address_page(ctx, EvmIndex.native_transactions)
     return ctx.paged({"transactions": [js.native_tx(tx) for tx in page.items]}, page.next)
 
 
-def _transfers(ctx: RequestContext, lister: str) -> dict[str, Any]:
+def _transfers(ctx: RequestContext, lister: Callable[..., Page[Any]]) -> dict[str, Any]:
     js, page = _address_page(ctx, lister)
     return ctx.paged({"transactions": [js.transfer(t) for t in page.items]}, page.next)
 
 
 def list_erc20_transactions(ctx: RequestContext) -> dict[str, Any]:
-    return _transfers(ctx, "erc20_transfers")
+    return _transfers(ctx, EvmIndex.erc20_transfers)
 
 
 def list_erc721_transactions(ctx: RequestContext) -> dict[str, Any]:
-    return _transfers(ctx, "erc721_transfers")
+    return _transfers(ctx, EvmIndex.erc721_transfers)
 
 
 def list_erc1155_transactions(ctx: RequestContext) -> dict[str, Any]:
-    return _transfers(ctx, "erc1155_transfers")
+    return _transfers(ctx, EvmIndex.erc1155_transfers)
 
 
 def list_internal_transactions(ctx: RequestContext) -> dict[str, Any]:
-    js, page = _address_page(ctx, "internal_transactions")
+    js, page = _address_page(ctx, EvmIndex.internal_transactions)
     return ctx.paged({"transactions": [js.internal(f) for f in page.items]}, page.next)
 
 

@@ -20,7 +20,7 @@ from ...index.evm.query import NftBalance
 from ...index.evm.tokens import abi_uint, selector
 from .balances import block_number, native_token_balance
 from .context import RequestContext
-from .evm_json import ERC721, checksum
+from .evm_json import ERC721, EvmJson, checksum
 from .evm_reads import EvmChain, address_list, address_param, evm_request, json_of, optional_address, page_of
 
 BALANCE_OF = selector("balanceOf(address)")
@@ -56,12 +56,12 @@ def list_erc20_balances(ctx: RequestContext) -> dict[str, Any]:
     return ctx.paged({"nativeTokenBalance": native, "erc20TokenBalances": items}, page.next)
 
 
-def _erc721(js: Any, ev: EvmChain, owner: bytes, b: NftBalance) -> dict[str, Any]:
+def _erc721(js: EvmJson, ev: EvmChain, owner: bytes, b: NftBalance) -> dict[str, Any]:
     return {**js.nft_token(b.token, b.token_id, ERC721, b.uri, b.meta), "ownerAddress": checksum(owner),
             "chainId": ev.evm_id}
 
 
-def _erc1155(js: Any, ev: EvmChain, b: NftBalance, balance: int) -> dict[str, Any]:
+def _erc1155(js: EvmJson, ev: EvmChain, b: NftBalance, balance: int) -> dict[str, Any]:
     return {**js.nft_token(b.token, b.token_id, b.standard, b.uri, b.meta), "chainId": ev.evm_id,
             "balance": str(balance)}
 
