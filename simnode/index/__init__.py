@@ -61,7 +61,8 @@ Transfer.meta / Contract.token / NftBalance.meta carry the token's standard, nam
 decimals (None when it was never detected), Transfer.uri / Nft.uri the tokenURI or uri read when
 the ID first appeared (parse `data:` URIs for NFT metadata; nothing is fetched). Frame.kind is
 the opcode name (SELFDESTRUCT frames are recorded in a tx's frames but are no listed internal tx:
-the spec's enum has no such value), Frame.reverted is isReverted. Native balances, code and nonces are VM state (eth_getBalance & co.), not index rows.
+the spec's enum has no such value), Frame.reverted is isReverted. Native balances, code and
+nonces are VM state (eth_getBalance & co.), not index rows.
 """
 
 from .driver import Indexer, rebuild

@@ -112,7 +112,8 @@ def test_snapshot_more_blocks_revert_gives_the_answers_of_before():
                  f"{C}/addresses/{a}/transactions:listErc721", f"{C}/addresses/{a}/transactions:listInternals",
                  f"{C}/addresses/{e}/balances:listErc20", f"{C}/addresses/{a}/balances:listErc20",
                  f"{C}/addresses/{a}/balances:listErc721", f"{C}/addresses/{a}/balances:listCollectibles",
-                 f"{C}/addresses/{token.address}", f"{C}/contracts/{a}/deployments", f"{C}/tokens/{token.address}/transfers",
+                 f"{C}/addresses/{token.address}", f"{C}/contracts/{a}/deployments",
+                 f"{C}/tokens/{token.address}/transfers",
                  f"/v1/address/{a}/chains"]
         before = {p: api(h.url, p) for p in paths}
         head = w3.eth.block_number
@@ -213,12 +214,14 @@ def test_kill_9_under_load_then_a_restart_the_data_api_and_the_chain_agree(tmp_p
             if receipt is not None:
                 break
             time.sleep(0.02)
-        token = w3.eth.contract(address=Web3.to_checksum_address(receipt["contractAddress"]), abi=artifact("Token")["abi"])
+        token = w3.eth.contract(address=Web3.to_checksum_address(receipt["contractAddress"]),
+                                abi=artifact("Token")["abi"])
         raws = []
         for n in range(1, 500):
             to = recipients[n % len(recipients)]
+            call_data = token.functions.transfer(to, n)._encode_transaction_data()
             tx = ({"to": to, "value": n, "gas": 21000} if n % 2 else
-                  {"to": token.address, "gas": 100_000, "data": token.functions.transfer(to, n)._encode_transaction_data()})
+                  {"to": token.address, "gas": 100_000, "data": call_data})
             raws.append(EWOQ.sign_transaction({**fee, "nonce": n, **tx}).raw_transaction.to_0x_hex())
         stop = threading.Event()
 

@@ -33,7 +33,8 @@ LISTED_CALLS = ("CALL", "CALLCODE")
 
 @pytest.fixture(scope="module")
 def h():
-    with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, clock_mode="virtual", log_level="WARN")) as handle:
+    config = NodeConfig(http_port=0, ephemeral=True, clock_mode="virtual", log_level="WARN")
+    with Node.start_in_thread(config) as handle:
         yield handle
 
 

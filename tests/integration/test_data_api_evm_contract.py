@@ -32,7 +32,8 @@ EVM_ROUTES = {key for key in HANDLERS if key[1].startswith(("/v1/chains/{chainId
 
 @pytest.fixture(scope="module")
 def h():
-    with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, clock_mode="virtual", log_level="WARN")) as handle:
+    config = NodeConfig(http_port=0, ephemeral=True, clock_mode="virtual", log_level="WARN")
+    with Node.start_in_thread(config) as handle:
         _, chain_id = create_l1(handle, json.dumps(GENESIS).encode())
         handle.l1_id = id_to_str(chain_id)
         yield handle
@@ -207,7 +208,8 @@ def test_bad_enums_page_sizes_and_unknown_chains(h, sc):
         "currency must be one of the following values: usd, eur")
     for path, top in ((f"{C}/blocks", 100), ("/v1/blocks", 100), ("/v1/transactions", 100),
                       (f"{C}/addresses/{a}/transactions:listInternals", 100),
-                      (f"{C}/addresses/{a}/balances:listErc20", 500), (f"{C}/addresses/{a}/balances:listCollectibles", 500),
+                      (f"{C}/addresses/{a}/balances:listErc20", 500),
+                      (f"{C}/addresses/{a}/balances:listCollectibles", 500),
                       (f"{C}/nfts/collections/{a}/tokens", 100), (f"{C}/contracts/{a}/deployments", 100)):
         assert nest(h, f"{path}?pageSize={top + 1}", 400) == [f"pageSize must not be greater than {top}"]
         assert nest(h, f"{path}?pageSize=0", 400) == ["pageSize must not be less than 1"]

@@ -67,7 +67,8 @@ def test_erc1155_id_placeholder():
 def test_a_metadata_object_survives_both_data_encodings(extra, name):
     doc = {**extra, "name": name}
     raw = json.dumps(doc).encode()
-    for uri in ("data:application/json;base64," + base64.b64encode(raw).decode(), "data:application/json," + quote(raw)):
+    for uri in ("data:application/json;base64," + base64.b64encode(raw).decode(),
+                "data:application/json," + quote(raw)):
         got = token_metadata(uri, 7, False)
         assert got["indexStatus"] == "INDEXED" and got["name"] == name
 

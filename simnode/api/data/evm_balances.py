@@ -21,19 +21,19 @@ from ...index.evm.tokens import abi_uint, selector
 from .balances import block_number, native_token_balance
 from .context import RequestContext
 from .evm_json import ERC721, EvmJson, checksum
-from .evm_reads import EvmChain, address_list, address_param, evm_request, json_of, optional_address, page_of
+from .evm_reads import IndexedChain, address_list, address_param, evm_request, json_of, optional_address, page_of
 
 BALANCE_OF = selector("balanceOf(address)")
 BALANCE_OF_ID = selector("balanceOf(address,uint256)")
 
 
-def own_balance(ev: EvmChain, number: int | None, token: bytes, call_data: bytes) -> int:
+def own_balance(ev: IndexedChain, number: int | None, token: bytes, call_data: bytes) -> int:
     """What the token's balanceOf answers after block `number` (None: the head); 0 if nothing."""
     row = ev.chain.block_row(ev.chain.head_number if number is None else number)
     return abi_uint(ev.chain.static_call(row, token, call_data)) or 0
 
 
-def _held(ev: EvmChain, number: int | None, owner: bytes, b: NftBalance) -> int:
+def _held(ev: IndexedChain, number: int | None, owner: bytes, b: NftBalance) -> int:
     if b.balance > 0:
         return b.balance
     return own_balance(ev, number, b.token, BALANCE_OF_ID + owner.rjust(32, b"\x00") + b.token_id.to_bytes(32, "big"))
@@ -56,12 +56,12 @@ def list_erc20_balances(ctx: RequestContext) -> dict[str, Any]:
     return ctx.paged({"nativeTokenBalance": native, "erc20TokenBalances": items}, page.next)
 
 
-def _erc721(js: EvmJson, ev: EvmChain, owner: bytes, b: NftBalance) -> dict[str, Any]:
+def _erc721(js: EvmJson, ev: IndexedChain, owner: bytes, b: NftBalance) -> dict[str, Any]:
     return {**js.nft_token(b.token, b.token_id, ERC721, b.uri, b.meta), "ownerAddress": checksum(owner),
             "chainId": ev.evm_id}
 
 
-def _erc1155(js: EvmJson, ev: EvmChain, b: NftBalance, balance: int) -> dict[str, Any]:
+def _erc1155(js: EvmJson, ev: IndexedChain, b: NftBalance, balance: int) -> dict[str, Any]:
     return {**js.nft_token(b.token, b.token_id, b.standard, b.uri, b.meta), "chainId": ev.evm_id,
             "balance": str(balance)}
 

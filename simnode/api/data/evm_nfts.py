@@ -20,7 +20,7 @@ from ...index.evm.tokens import token_uri
 from .context import RequestContext
 from .errors import not_found
 from .evm_json import ERC721, EvmJson, Reread, checksum
-from .evm_reads import EvmChain, address_param, evm_request, json_of, page_of, rereads, token_id_param
+from .evm_reads import IndexedChain, address_param, evm_request, json_of, page_of, rereads, token_id_param
 
 
 def _token(js: EvmJson, nft: Nft) -> dict[str, Any]:
@@ -38,7 +38,7 @@ def list_tokens(ctx: RequestContext) -> dict[str, Any]:
     return ctx.paged({"tokens": [_token(js, nft) for nft in page.items]}, page.next)
 
 
-def _nft(ctx: RequestContext) -> tuple[EvmChain, Nft]:
+def _nft(ctx: RequestContext) -> tuple[IndexedChain, Nft]:
     ev = evm_request(ctx)
     collection = address_param(ctx)
     token_id = token_id_param(ctx)

@@ -29,6 +29,7 @@ from .resolve import evm_address, evm_chain_id_of, evm_chains, ready_evm_chain
 T = TypeVar("T")
 
 _HASH = re.compile(r"0[xX][0-9a-fA-F]{64}\Z")
+_ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}\Z")
 MAX_U64 = 2**64 - 1
 MAX_TOKEN_ID = 2**256 - 1
 
@@ -39,7 +40,7 @@ def index_off() -> ApiError:
 
 
 @dataclass(slots=True)
-class EvmChain:
+class IndexedChain:
     """The EVM chain a request names and its index."""
 
     chain: Any
@@ -48,14 +49,14 @@ class EvmChain:
     evm_id: str  # the EVM chain ID in decimal, as the responses carry it
 
 
-def evm_request(ctx: RequestContext) -> EvmChain:
+def evm_request(ctx: RequestContext) -> IndexedChain:
     """The chain `{chainId}` names (404 if none, 503 while it loads) and its index (503 without one)."""
     ref = ctx.params["chainId"]
     chain = ready_evm_chain(ctx.node, ref)
     store = ctx.node.store
     if ctx.node.indexer is None or store is None:
         raise index_off()
-    return EvmChain(chain, EvmIndex(store, chain.chain_id), ref, str(evm_chain_id_of(ctx.node, chain)))
+    return IndexedChain(chain, EvmIndex(store, chain.chain_id), ref, str(evm_chain_id_of(ctx.node, chain)))
 
 
 def rereads(ctx: RequestContext) -> RereadUris:
@@ -63,7 +64,7 @@ def rereads(ctx: RequestContext) -> RereadUris:
     return ctx.memo.setdefault("nft_rereads", {})
 
 
-def json_of(ctx: RequestContext, ev: EvmChain) -> EvmJson:
+def json_of(ctx: RequestContext, ev: IndexedChain) -> EvmJson:
     return EvmJson(ev.ix, ev.evm_id, ev.chain.header_rules.granite, rereads(ctx))
 
 
@@ -97,7 +98,7 @@ def address_list(ctx: RequestContext, name: str) -> list[bytes] | None:
     if value is None:
         return None
     items = [v.strip() for v in value.split(",") if v.strip()]
-    if not items or any(not re.fullmatch(r"0[xX][0-9a-fA-F]{40}", v) for v in items):
+    if not items or any(_ADDRESS.match(v) is None for v in items):
         raise bad_request(f"{name} must be a comma separated list of Ethereum addresses")
     return [bytes.fromhex(v[2:]) for v in items]
 
@@ -109,7 +110,7 @@ def tx_hash_param(ctx: RequestContext) -> bytes:
     return bytes.fromhex(value[2:])
 
 
-def block_param(ctx: RequestContext, ev: EvmChain) -> Any:
+def block_param(ctx: RequestContext, ev: IndexedChain) -> Any:
     """The index's block `{blockId}` names, by number or hash."""
     value = ctx.params["blockId"]
     if value.isascii() and value.isdigit():

@@ -11,12 +11,12 @@ from .chains import network_token
 from .context import RequestContext
 from .errors import not_found
 from .evm_json import EvmJson, hex0x
-from .evm_reads import EvmChain, evm_request, every_chain_json, json_of, page_of, tx_hash_param
+from .evm_reads import IndexedChain, evm_request, every_chain_json, json_of, page_of, tx_hash_param
 
 STATUS = {"success": 1, "failed": 0}
 
 
-def transaction_response(ev: EvmChain, js: EvmJson, details: TxDetails) -> dict[str, Any]:
+def transaction_response(ev: IndexedChain, js: EvmJson, details: TxDetails) -> dict[str, Any]:
     """GetTransactionResponse: the tx, every transfer it made, its listed internal txs."""
     return {**js.tx_parts(details.transfers, details.frames),
             "networkTokenDetails": {"networkToken": network_token(ev.chain)},
