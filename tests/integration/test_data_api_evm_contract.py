@@ -17,7 +17,7 @@ from simnode.config import NodeConfig
 from simnode.formats import id_to_str
 from simnode.node import Node
 
-from ..openapi_contract import contract
+from ..openapi_contract import contract, raw_document
 from . import evm_data_scenario, index_scenario
 from .dataapi import api, request
 from .evm_data_scenario import EvmScenario, walk
@@ -77,6 +77,15 @@ def route_paths(h, sc: EvmScenario, chain: str) -> list[tuple[str, str]]:
         f"{c}/tokens/{s.multi.address}/transfers", f"{c}/nfts/collections/{sc.art.address}/tokens",
         f"{c}/nfts/collections/{sc.art.address}/tokens/1")] + [
         ("POST", f"{c}/nfts/collections/{sc.art.address}/tokens/2:reindex")]
+
+
+def test_every_evm_route_of_the_document_is_served():
+    chains_routes = {("GET", "/v1/chains"), ("GET", "/v1/chains/{chainId}"),
+                     ("GET", "/v1/chains/{chainId}/addresses/{address}/balances:getNative")}
+    evm = ("/v1/chains", "/v2/chains", "/v1/address/", "/v1/blocks", "/v1/transactions")
+    documented = {(m.upper(), p) for p, item in raw_document("data")["paths"].items() for m in item
+                  if p.startswith(evm)}
+    assert documented == EVM_ROUTES | chains_routes and EVM_ROUTES <= set(HANDLERS)
 
 
 def test_every_evm_route_answers_per_the_document(h, sc):

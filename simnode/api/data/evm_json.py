@@ -35,6 +35,7 @@ from typing import Any
 from ...crypto.hashing import keccak256
 from ...index.evm.layout import is_listed_internal
 from ...index.evm.query import Block, Contract, EvmIndex, Frame, Token, Transfer, Tx, TxDetails
+from ...index.evm.tokens import selector
 from .context import NULL
 from .nft_metadata import resolved_uri, token_metadata
 
@@ -59,7 +60,7 @@ _STANDARD_FUNCTIONS = (
     "safeTransferFrom(address,address,uint256)", "safeTransferFrom(address,address,uint256,bytes)",
     "setApprovalForAll(address,bool)", "safeTransferFrom(address,address,uint256,uint256,bytes)",
     "safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)")
-METHOD_NAMES = {keccak256(sig.encode())[:4]: sig for sig in _STANDARD_FUNCTIONS}
+METHOD_NAMES = {selector(sig): sig for sig in _STANDARD_FUNCTIONS}
 
 
 def method(tx: Tx) -> dict[str, Any]:
@@ -68,8 +69,8 @@ def method(tx: Tx) -> dict[str, Any]:
         return {"callType": kind, "methodHash": "", "methodName": "Contract Created"}
     if kind == "NATIVE_TRANSFER":
         return {"callType": kind, "methodHash": "", "methodName": "Native Transfer"}
-    selector = tx.method_id
-    return {"callType": kind, "methodHash": hex0x(selector), "methodName": METHOD_NAMES.get(selector)}
+    method_id = tx.method_id
+    return {"callType": kind, "methodHash": hex0x(method_id), "methodName": METHOD_NAMES.get(method_id)}
 
 
 @dataclass(frozen=True, slots=True)
