@@ -10,7 +10,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import balances, chains, health
+from . import (balances, chains, evm_addresses, evm_balances, evm_blocks, evm_contracts, evm_nfts, evm_transactions,
+               health)
 from .context import RequestContext
 
 Handler = Callable[[RequestContext], Any]  # returns the JSON body (or an awaitable of it)
@@ -21,6 +22,39 @@ HANDLERS: dict[tuple[str, str], Handler] = {
     ("GET", "/v1/chains"): chains.list_chains,
     ("GET", "/v1/chains/{chainId}"): chains.get_chain,
     ("GET", "/v1/chains/{chainId}/addresses/{address}/balances:getNative"): balances.get_native,
+    # EVM routes on the index
+    ("GET", "/v1/chains/{chainId}/blocks"): evm_blocks.list_latest_blocks,
+    ("GET", "/v1/chains/{chainId}/blocks/{blockId}"): evm_blocks.get_block,
+    ("GET", "/v1/chains/{chainId}/blocks/{blockId}/transactions"): evm_blocks.list_block_transactions,
+    ("GET", "/v1/blocks"): evm_blocks.list_latest_blocks_all_chains,
+    ("GET", "/v1/chains/{chainId}/transactions"): evm_transactions.list_latest_transactions,
+    ("GET", "/v1/chains/{chainId}/transactions/{txHash}"): evm_transactions.get_transaction,
+    ("GET", "/v1/transactions"): evm_transactions.list_latest_transactions_all_chains,
+    ("GET", "/v1/address/{address}/chains"): evm_addresses.list_address_chains,
+    ("GET", "/v1/chains/{chainId}/addresses/{address}/transactions"): evm_addresses.list_transactions,
+    ("GET", "/v2/chains/{chainId}/addresses/{address}/transactions"): evm_addresses.list_transactions_v2,
+    ("GET", "/v1/chains/{chainId}/addresses/{address}/transactions:listNative"):
+        evm_addresses.list_native_transactions,
+    ("GET", "/v1/chains/{chainId}/addresses/{address}/transactions:listErc20"): evm_addresses.list_erc20_transactions,
+    ("GET", "/v1/chains/{chainId}/addresses/{address}/transactions:listErc721"):
+        evm_addresses.list_erc721_transactions,
+    ("GET", "/v1/chains/{chainId}/addresses/{address}/transactions:listErc1155"):
+        evm_addresses.list_erc1155_transactions,
+    ("GET", "/v1/chains/{chainId}/addresses/{address}/transactions:listInternals"):
+        evm_addresses.list_internal_transactions,
+    ("GET", "/v1/chains/{chainId}/addresses/{address}/balances:listErc20"): evm_balances.list_erc20_balances,
+    ("GET", "/v1/chains/{chainId}/addresses/{address}/balances:listErc721"): evm_balances.list_erc721_balances,
+    ("GET", "/v1/chains/{chainId}/addresses/{address}/balances:listErc1155"): evm_balances.list_erc1155_balances,
+    ("GET", "/v1/chains/{chainId}/addresses/{address}/balances:listCollectibles"):
+        evm_balances.list_collectible_balances,
+    ("GET", "/v1/chains/{chainId}/addresses/{address}"): evm_contracts.get_contract_metadata,
+    ("GET", "/v1/chains/{chainId}/contracts/{address}/deployments"): evm_contracts.list_contract_deployments,
+    ("GET", "/v1/chains/{chainId}/contracts/{address}/transactions:getDeployment"):
+        evm_contracts.get_deployment_transaction,
+    ("GET", "/v1/chains/{chainId}/tokens/{address}/transfers"): evm_contracts.list_token_transfers,
+    ("GET", "/v1/chains/{chainId}/nfts/collections/{address}/tokens"): evm_nfts.list_tokens,
+    ("GET", "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}"): evm_nfts.get_token_details,
+    ("POST", "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}:reindex"): evm_nfts.reindex_nft,
 }
 
 # The hosted service's routes that belong to an account (its API keys, webhooks, usage and export
