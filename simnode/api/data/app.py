@@ -30,7 +30,7 @@ from .pages import SignedPageTokens, UuidPageTokens
 from .params import validate_body, validate_params
 from .ratelimit import THROTTLED, RateLimiter
 from .resolve import blockchain_param
-from .routes import HANDLERS, account_bound
+from .routes import HANDLERS, NOT_SERVED, account_bound, extra_operations
 from .spec import DATA, METRICS, RouteTable, document, document_operations, split_path
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class DataAPI:
     @property
     def routes(self) -> RouteTable:
         if self._routes is None:
-            self._routes = RouteTable(document_operations(DATA) + document_operations(METRICS))
+            self._routes = RouteTable(document_operations(DATA) + document_operations(METRICS) + extra_operations())
         return self._routes
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
@@ -106,6 +106,8 @@ class DataAPI:
             ctx = RequestContext.read(self.node, op, params, body, self._base_url(request), tokens)
             handler = HANDLERS.get(op.key)
             if handler is None:
+                if op.key in NOT_SERVED:
+                    raise ApiError(404, f"{op.method} {op.template}: {NOT_SERVED[op.key]}")
                 raise ApiError(404, f"{op.method} {op.template} is a route of the {op.api.title()} API that "
                                     "this simnode does not serve yet")
             result = handler(ctx)

@@ -1,0 +1,338 @@
+"""Metric rows of one accepted EVM block (the C-Chain or an L1), staged in the block's own batch.
+
+The driver runs this family after the EVM tables (simnode.index.evm) on the same block row. What a
+block adds, by the rules of the Metrics API (issue 11):
+
+* every tx: txCount; its receipt's gasUsed; effectiveGasPrice into the price sum and maximum;
+  gasUsed x effectiveGasPrice into feesPaid (failed txs included);
+* active addresses: tx `from`, tx `to` when not null, the from/to of transfer logs (ERC-20/721
+  `Transfer`: topics 1 and 2; ERC-1155 `TransferSingle`/`TransferBatch`: topics 2 and 3), the
+  zero address excluded; senders: the from side only;
+* contracts: a successful creation tx, plus every CREATE/CREATE2 frame below the tx that took
+  effect (neither it nor a frame around it failed); deployers: the `from` of the txs that
+  created at least one;
+* throughput: the block's txs and gas over the time since the previous block (ms; pairs with no
+  time between them skipped) for the maxima; the bucket keeps the time of the last block before
+  it and of its own last block for the averages.
+
+Buckets of all four intervals get the same figures (only the day's are served for the day-only
+metrics); distinct counts are exact (a marker row per address and bucket), per chain and, for
+`total`, over the union of the chains. Reads go through the batch, which sees its own writes (a
+reindex batch holds many blocks).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...store import Batch, pack, unpack
+from ...vms.evm.headers import Header
+from ..evm.layout import F_CREATE, F_CREATE2
+from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC, decode_tx
+from ..keys import big, num, u8, u64
+from . import buckets
+from .layout import (ACTIVE, B_ACTIVE, B_CONTRACTS, B_CUM_ADDRESSES, B_CUM_CONTRACTS, B_CUM_DEPLOYERS, B_CUM_TXS,
+                     B_DEPLOYERS, B_FEES, B_GAS, B_GPS_DEN, B_GPS_NUM, B_LAST_MS, B_MAX_PRICE, B_PRICE_SUM,
+                     B_SENDERS, B_TPS_DEN, B_TPS_NUM, B_TXS, SENDER, T_ADDRESSES, T_CONTRACTS, T_DEPLOYERS, T_FEES,
+                     T_GAS, T_LAST_MS, T_PRICE_SUM, T_TXS, U_ACTIVE, U_CUM_ADDRESSES, U_CUM_DEPLOYERS, U_DEPLOYERS,
+                     U_SENDERS, UNION, MetricSpace, chain_metrics)
+
+ZERO_ADDRESS = bytes(20)
+_CREATES = (F_CREATE, F_CREATE2)
+_TWO_SIDED = (TRANSFER_SINGLE_TOPIC, TRANSFER_BATCH_TOPIC)
+
+
+def new_bucket(prev_ms: int | None) -> list:
+    return [0, 0, 0, 0, 0, b"", b"", b"", 0, 0, 0, 0, prev_ms, 0, 0, 0, 0, 0, 0]
+
+
+def new_totals() -> list:
+    return [None, 0, 0, b"", 0, b"", 0, 0]
+
+
+def transfer_sides(topics: list[bytes]) -> tuple[bytes, bytes] | None:
+    """(from, to) of a transfer log by its topics, as the metric rules read them; None for others."""
+    if not topics:
+        return None
+    t0 = topics[0]
+    if t0 == TRANSFER_TOPIC and len(topics) >= 3:
+        return topics[1][12:], topics[2][12:]
+    if t0 in _TWO_SIDED and len(topics) >= 4:
+        return topics[2][12:], topics[3][12:]
+    return None
+
+
+def internal_creations(frames: list[list]) -> int:
+    """CREATE/CREATE2 frames below the tx that took effect: neither they nor a frame around them
+    failed (frames in pre-order: kind, from, to, value, gas, gas used, depth, failed)."""
+    count = 0
+    failed_above: list[bool] = []  # by depth: whether the frame at that depth, or one around it, failed
+    for kind, _, _, _, _, _, depth, failed in frames:
+        del failed_above[depth:]
+        reverted = failed or (bool(failed_above) and failed_above[-1])
+        failed_above.append(reverted)
+        if depth > 0 and kind in _CREATES and not reverted:
+            count += 1
+    return count
+
+
+class _Activity:
+    """What one block did, before it is spread over the buckets."""
+
+    __slots__ = ("addresses", "deployers", "txs", "gas", "fees", "price_sum", "max_price", "contracts")
+
+    def __init__(self) -> None:
+        self.addresses: dict[bytes, int] = {}  # address -> ACTIVE | SENDER flags in this block
+        self.deployers: set[bytes] = set()
+        self.txs = self.gas = self.fees = self.price_sum = self.max_price = self.contracts = 0
+
+    def saw(self, address: bytes, flags: int) -> None:
+        if address != ZERO_ADDRESS:
+            self.addresses[address] = self.addresses.get(address, 0) | flags
+
+
+def block_activity(row: dict) -> _Activity:
+    act = _Activity()
+    traces = row.get("ct")
+    senders = row["from"]
+    receipts = row["rc"]
+    for i, raw in enumerate(row["txs"]):
+        to = decode_tx(raw)[3]
+        status, _, used, price, contract, logs = receipts[i]
+        sender = senders[i]
+        act.txs += 1
+        act.gas += used
+        act.fees += used * price
+        act.price_sum += price
+        if price > act.max_price:
+            act.max_price = price
+        act.saw(sender, ACTIVE | SENDER)
+        if to:
+            act.saw(to, ACTIVE)
+        for lg in logs:
+            sides = transfer_sides(lg[1])
+            if sides is not None:
+                act.saw(sides[0], ACTIVE | SENDER)
+                act.saw(sides[1], ACTIVE)
+        created = 1 if not to and status and contract else 0
+        frames = traces[i] if traces else None
+        if frames and status:
+            created += internal_creations(frames)
+        if created:
+            act.contracts += created
+            act.deployers.add(sender)
+    return act
+
+
+def _num(data: bytes) -> int:
+    return int.from_bytes(data, "big")
+
+
+def _greater(num_a: int, den_a: int, num_b: int, den_b: int) -> bool:
+    """num_a/den_a > num_b/den_b for positive denominators (den_b 0: no ratio yet)."""
+    return den_b == 0 or num_a * den_b > num_b * den_a
+
+
+class _Writer:
+    """Stages one block's metric rows for one chain and the union."""
+
+    def __init__(self, batch: Batch, sp: MetricSpace, ms: int) -> None:
+        self.batch = batch
+        self.ch = batch.changes
+        self.sp = sp
+        self.ms = ms
+        self.t = ms // 1000
+        self.starts = buckets.starts(self.t)
+        self.day = self.starts[buckets.DAY]
+
+    def _get(self, key: bytes) -> Any:
+        raw = self.batch.get(key)
+        return None if raw is None else unpack(raw)
+
+    # -------------------------------------------------------------- the chain
+
+    def chain_rows(self, number: int, act: _Activity) -> None:
+        sp, ch, ms = self.sp, self.ch, self.ms
+        totals = self._get(sp.totals) or new_totals()
+        prev_ms = totals[T_LAST_MS]
+        totals[T_LAST_MS] = ms
+        totals[T_TXS] += act.txs
+        totals[T_GAS] += act.gas
+        totals[T_FEES] = big(_num(totals[T_FEES]) + act.fees)
+        totals[T_CONTRACTS] += act.contracts
+        totals[T_PRICE_SUM] = big(_num(totals[T_PRICE_SUM]) + act.price_sum)
+        new_addresses = [a for a in act.addresses if self.batch.get(sp.first_active + a) is None]
+        for a in new_addresses:
+            ch[sp.first_active + a] = u64(self.day)
+        new_deployers = [a for a in act.deployers if self.batch.get(sp.first_deployed + a) is None]
+        for a in new_deployers:
+            ch[sp.first_deployed + a] = u64(self.day)
+        totals[T_ADDRESSES] += len(new_addresses)
+        totals[T_DEPLOYERS] += len(new_deployers)
+        delta = ms - prev_ms if prev_ms is not None else 0
+        union = _Union(self, new_addresses, new_deployers)
+        for iv, start in zip(buckets.INTERVALS, self.starts):
+            key = sp.buckets + u8(iv) + u64(start)
+            rec = self._get(key) or new_bucket(prev_ms)
+            rec[B_TXS] += act.txs
+            rec[B_GAS] += act.gas
+            rec[B_CONTRACTS] += act.contracts
+            rec[B_FEES] = big(_num(rec[B_FEES]) + act.fees)
+            rec[B_PRICE_SUM] = big(_num(rec[B_PRICE_SUM]) + act.price_sum)
+            if act.max_price > _num(rec[B_MAX_PRICE]):
+                rec[B_MAX_PRICE] = big(act.max_price)
+            if delta > 0:
+                if _greater(act.txs * 1000, delta, rec[B_TPS_NUM], rec[B_TPS_DEN]):
+                    rec[B_TPS_NUM], rec[B_TPS_DEN] = act.txs * 1000, delta
+                if _greater(act.gas * 1000, delta, rec[B_GPS_NUM], rec[B_GPS_DEN]):
+                    rec[B_GPS_NUM], rec[B_GPS_DEN] = act.gas * 1000, delta
+            rec[B_LAST_MS] = ms
+            self._markers(iv, start, act, rec, union)
+            if iv == buckets.DAY:
+                self._deployer_markers(act, rec, union)
+            rec[B_CUM_TXS] = totals[T_TXS]
+            rec[B_CUM_CONTRACTS] = totals[T_CONTRACTS]
+            rec[B_CUM_ADDRESSES] = totals[T_ADDRESSES]
+            rec[B_CUM_DEPLOYERS] = totals[T_DEPLOYERS]
+            ch[key] = pack(rec)
+        union.finish()
+        ch[sp.marks + u64(ms) + u64(number)] = pack([
+            act.txs, act.gas, big(act.max_price), prev_ms, totals[T_TXS], totals[T_GAS], totals[T_FEES],
+            totals[T_CONTRACTS], totals[T_PRICE_SUM]])
+        ch[sp.totals] = pack(totals)
+
+    def _markers(self, iv: int, start: int, act: _Activity, rec: list, union: _Union) -> None:
+        prefix = self.sp.markers + u8(iv) + u64(start)
+        ms8 = u64(self.ms)
+        batch, ch = self.batch, self.ch
+        for address, flags in act.addresses.items():
+            key = prefix + address
+            old = batch.get(key)
+            had = old[0] if old is not None else 0
+            now = had | flags
+            if not had & ACTIVE:
+                rec[B_ACTIVE] += 1
+            if now & SENDER and not had & SENDER:
+                rec[B_SENDERS] += 1
+            if iv == buckets.HOUR:
+                sent = ms8 if flags & SENDER else (old[9:17] if old is not None else u64(0))
+                ch[key] = u8(now) + ms8 + sent
+            elif now != had:
+                ch[key] = u8(now)
+            if now != had:
+                union.marker(iv, start, address, now)
+
+    def _deployer_markers(self, act: _Activity, rec: list, union: _Union) -> None:
+        prefix = self.sp.deployers + u64(self.day)
+        for address in act.deployers:
+            key = prefix + address
+            if self.batch.get(key) is None:
+                rec[B_DEPLOYERS] += 1
+                union.deployer(address)
+            self.ch[key] = u64(self.ms)
+
+
+class _Union:
+    """The union's distinct counts, touched only by what is new on the chain."""
+
+    def __init__(self, w: _Writer, new_addresses: list[bytes], new_deployers: list[bytes]) -> None:
+        self.w = w
+        self.batch = w.batch
+        self.ch = w.ch
+        self.records: dict[bytes, list] = {}
+        self.new_addresses = new_addresses
+        self.new_deployers = new_deployers
+
+    def record(self, iv: int, start: int) -> list:
+        key = UNION.buckets + u8(iv) + u64(start)
+        rec = self.records.get(key)
+        if rec is None:
+            raw = self.batch.get(key)
+            rec = self.records[key] = unpack(raw) if raw is not None else self._new_record(iv, start)
+        return rec
+
+    def _new_record(self, iv: int, start: int) -> list:
+        rec = [0, 0, 0, 0, 0]
+        if iv == buckets.DAY:
+            before = self._day_before(start)
+            if before is not None:
+                rec[U_CUM_ADDRESSES], rec[U_CUM_DEPLOYERS] = before[U_CUM_ADDRESSES], before[U_CUM_DEPLOYERS]
+            latest = self.w._get(UNION.totals)
+            if latest is None or latest[0] is None or start > latest[0]:
+                self.ch[UNION.totals] = pack([start])
+        return rec
+
+    def _day_before(self, start: int) -> list | None:
+        """The union's last day bucket before `start` (the latest one, unless blocks of another
+        chain with later times were indexed first)."""
+        latest = self.w._get(UNION.totals)
+        if latest is None or latest[0] is None:
+            return None
+        if latest[0] < start:
+            return self.w._get(UNION.buckets + u8(buckets.DAY) + u64(latest[0]))
+        prefix = UNION.buckets + u8(buckets.DAY)
+        found = None
+        for key, raw in self.batch.iterate(prefix):
+            if num(key[len(prefix):]) >= start:
+                break
+            found = raw
+        return None if found is None else unpack(found)
+
+    def marker(self, iv: int, start: int, address: bytes, flags: int) -> None:
+        key = UNION.markers + u8(iv) + u64(start) + address
+        old = self.batch.get(key)
+        had = old[0] if old is not None else 0
+        now = had | flags
+        if now == had:
+            return
+        rec = self.record(iv, start)
+        if not had & ACTIVE:
+            rec[U_ACTIVE] += 1
+        if now & SENDER and not had & SENDER:
+            rec[U_SENDERS] += 1
+        self.ch[key] = u8(now)
+
+    def deployer(self, address: bytes) -> None:
+        key = UNION.deployers + u64(self.w.day) + address
+        if self.batch.get(key) is None:
+            self.ch[key] = b""
+            self.record(buckets.DAY, self.w.day)[U_DEPLOYERS] += 1
+
+    def finish(self) -> None:
+        """First days over the union, then every record touched is written back."""
+        for iv, start in zip(buckets.INTERVALS, self.w.starts):
+            self.record(iv, start)  # every bucket with a block of any chain has a union record
+        for address in self.new_addresses:
+            self._first_day(UNION.first_active + address, U_CUM_ADDRESSES)
+        for address in self.new_deployers:
+            self._first_day(UNION.first_deployed + address, U_CUM_DEPLOYERS)
+        for key, rec in self.records.items():
+            self.ch[key] = pack(rec)
+
+    def _first_day(self, key: bytes, field: int) -> None:
+        """Count an address first seen on its chain today in every union day bucket from its first
+        day over the union on (a bucket counts the addresses first seen up to its end)."""
+        day = self.w.day
+        old = self.batch.get(key)
+        was = num(old) if old is not None else None
+        if was is not None and was <= day:
+            return
+        self.ch[key] = u64(day)
+        self.record(buckets.DAY, day)[field] += 1
+        latest = self.w._get(UNION.totals)[0]
+        if latest <= day:
+            return
+        # blocks of another chain with later times were indexed first: their buckets count it too
+        prefix = UNION.buckets + u8(buckets.DAY)
+        for k, _ in list(self.batch.iterate(prefix, prefix + u64(day + 1))):
+            start = num(k[len(prefix):])
+            if was is not None and start >= was:
+                break
+            self.record(buckets.DAY, start)[field] += 1
+
+
+def index_block(source: Any, row: dict, batch: Batch) -> int:
+    """Stage the metric rows of EVM block `row` in `batch`; returns the block number."""
+    number = Header.decode(row["hdr"], source.header_rules.coreth).block_number
+    _Writer(batch, chain_metrics(source.chain_id), row["ms"]).chain_rows(number, block_activity(row))
+    return number
