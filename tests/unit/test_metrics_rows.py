@@ -1,13 +1,12 @@
-"""Metric rows from hand-made blocks against a brute-force count of the same blocks: UTC buckets,
-every chain metric of every bucket of every interval for each chain and for the union of several
-chains (whose blocks are indexed in any order of their times), rolling windows, and the split of
-L1 validator fees into days."""
+"""Metric rows from hand-made blocks against a brute-force count of the same blocks
+(tests/metrics_reference.py): UTC buckets, every chain metric of every bucket of every interval
+for each chain and for the union of several chains (whose blocks are indexed in any order of
+their times), rolling windows, rebuild, and the split of L1 validator fees into days."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,6 +23,10 @@ from simnode.vms.evm import rlpcodec
 from simnode.vms.evm.headers import Header, HeaderRules
 from simnode.vms.platform import fees
 
+from ..metrics_reference import (SHORT_WINDOWS, Block, Tx, bucket_start, chain_expected, frame_creations,
+                                 union_expected, union_window_expected, window_expected)
+
+NAMES = {buckets.HOUR: "hour", buckets.DAY: "day", buckets.WEEK: "week", buckets.MONTH: "month"}
 ZERO = bytes(20)
 POOL = [bytes([i]) * 20 for i in range(1, 9)] + [ZERO]
 KINDS = {k: i for i, k in enumerate(FRAME_KINDS)}
@@ -33,22 +36,9 @@ START = 1_769_800_000  # 2026-01-30 19:06:40 UTC (a Friday): the blocks cross a 
 # ---------------------------------------------------------------------------------------- buckets
 
 
-def reference_start(interval: int, t: int) -> int:
-    d = datetime.fromtimestamp(t, UTC)
-    if interval == buckets.HOUR:
-        d = d.replace(minute=0, second=0)
-    elif interval == buckets.DAY:
-        d = d.replace(hour=0, minute=0, second=0)
-    elif interval == buckets.WEEK:
-        d = (d - timedelta(days=d.weekday())).replace(hour=0, minute=0, second=0)
-    else:
-        d = d.replace(day=1, hour=0, minute=0, second=0)
-    return max(0, int(d.timestamp()))
-
-
 @given(st.integers(min_value=0, max_value=2**34))
 def test_buckets_are_utc_hours_days_monday_weeks_and_months(t):
-    assert buckets.starts(t) == tuple(reference_start(iv, t) for iv in buckets.INTERVALS)
+    assert buckets.starts(t) == tuple(bucket_start(NAMES[iv], t) for iv in buckets.INTERVALS)
     for iv in buckets.INTERVALS:
         start = buckets.bucket_start(iv, t)
         nxt = buckets.next_start(iv, start)
@@ -69,49 +59,10 @@ def test_known_bucket_starts():
 
 
 @dataclass
-class Tx:
-    sender: bytes
-    to: bytes | None
-    status: int
-    used: int
-    price: int
-    logs: list[tuple[bytes, bytes, bytes]]  # (topic0, from, to)
-    frames: list[list] | None  # [kind, from, to, value, gas, used, depth, failed]
+class MadeTx(Tx):
+    """A reference tx with the call frames its block row carries."""
 
-    def creations(self) -> int:
-        made = 1 if self.to is None and self.status else 0
-        if self.frames and self.status:
-            undone: list[bool] = []
-            for kind, _, _, _, _, _, depth, failed in self.frames:
-                del undone[depth:]
-                gone = failed or (bool(undone) and undone[-1])
-                undone.append(gone)
-                made += depth > 0 and FRAME_KINDS[kind] in ("CREATE", "CREATE2") and not gone
-        return made
-
-    def active(self) -> set[bytes]:
-        out = {self.sender} | ({self.to} if self.to else set())
-        for _, frm, to in self.emitted():
-            out |= {frm, to}
-        return out - {ZERO}
-
-    def senders(self) -> set[bytes]:
-        return ({self.sender} | {frm for _, frm, _ in self.emitted()}) - {ZERO}
-
-    def emitted(self) -> list[tuple[bytes, bytes, bytes]]:
-        return self.logs if self.status else []  # a failed tx's receipt has no logs
-
-
-@dataclass
-class Block:
-    chain: int
-    number: int
-    ms: int
-    txs: list[Tx]
-
-    @property
-    def t(self) -> int:
-        return self.ms // 1000
+    frames: list[list] | None = None
 
 
 def _int(n: int) -> bytes:
@@ -119,15 +70,14 @@ def _int(n: int) -> bytes:
 
 
 def raw_tx(to: bytes | None, nonce: int) -> bytes:
+    """A type-2 tx as a block row holds it (the index reads its fields, not its signature)."""
     return b"\x02" + rlpcodec.encode([_int(43112), _int(nonce), _int(1), _int(30), _int(100_000), to or b"", b"",
                                       b"", [], b"", b"\x01" * 32, b"\x01" * 32])
 
 
-def log_of(topic0: bytes, frm: bytes, to: bytes) -> list:
-    word = frm.rjust(32, b"\x00"), to.rjust(32, b"\x00")
-    if topic0 == TRANSFER_TOPIC:
-        return [b"\x70" * 20, [topic0, *word], (5).to_bytes(32, "big")]
-    return [b"\x71" * 20, [topic0, b"\x09" * 32, *word], (1).to_bytes(32, "big") * 2]
+def transfer_topics(topic0: bytes, frm: bytes, to: bytes) -> list[bytes]:
+    ends = [frm.rjust(32, b"\x00"), to.rjust(32, b"\x00")]
+    return [topic0, *ends] if topic0 == TRANSFER_TOPIC else [topic0, b"\x09" * 32, *ends]
 
 
 def block_row(b: Block) -> dict:
@@ -135,7 +85,8 @@ def block_row(b: Block) -> dict:
                  8_000_000, sum(t.used for t in b.txs), b.t, b"", b"\x00" * 32, b"\x00" * 8, None,
                  base_fee_per_gas=25, block_gas_cost=0).encode()
     receipts = [[t.status, 0, t.used, t.price, (b"\xc0" + bytes([i]) * 19) if t.to is None else None,
-                 [log_of(*lg) for lg in t.logs] if t.status else []] for i, t in enumerate(b.txs)]
+                 [[b"\x70" * 20, topics, b"\x05" * (32 if len(topics) == 3 else 64)] for topics in t.topics]]
+                for i, t in enumerate(b.txs)]
     row = {"hdr": hdr, "h": b.chain.to_bytes(1, "big") + b.number.to_bytes(31, "big"), "ms": b.ms, "fee": [],
            "txs": [raw_tx(t.to, i) for i, t in enumerate(b.txs)], "from": [t.sender for t in b.txs], "rc": receipts,
            "size": 0}
@@ -168,26 +119,29 @@ frame = st.tuples(st.sampled_from(["CALL", "CREATE", "CREATE2"]), st.integers(1,
 
 
 @st.composite
-def txs(draw) -> Tx:
+def txs(draw) -> MadeTx:
     creation = draw(st.booleans()) and draw(st.booleans())
+    status = draw(st.sampled_from([0, 1, 1]))
     frames = None
+    made = 1 if creation and status else 0
     if not creation and draw(st.booleans()):
-        raw = draw(st.lists(frame, max_size=4))
-        frames = [[KINDS["CALL"], ZERO, POOL[0], b"", 100_000, 5000, 0, draw(st.booleans())]]
+        outline = [("CALL", 0, draw(st.booleans()))]
         depth = 0
-        for kind, want, failed in raw:
+        for kind, want, failed in draw(st.lists(frame, max_size=4)):
             depth = min(want, depth + 1)
-            frames.append([KINDS[kind], POOL[1], POOL[2], b"", 50_000, 1000, depth, failed])
+            outline.append((kind, depth, failed))
+        frames = [[KINDS[kind], POOL[1], POOL[2], b"", 50_000, 1000, depth, failed] for kind, depth, failed in outline]
+        made += frame_creations(outline) if status else 0  # a failed tx undoes everything
     logs = draw(st.lists(st.tuples(st.sampled_from([TRANSFER_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_BATCH_TOPIC]),
                                    addresses, addresses), max_size=2))
-    return Tx(draw(addresses.filter(lambda a: a != ZERO)), None if creation else draw(addresses),
-              draw(st.sampled_from([0, 1, 1])), draw(st.integers(21_000, 200_000)),
-              draw(st.integers(1, 10**12)), logs, frames)
+    topics = [transfer_topics(*lg) for lg in logs] if status else []  # a failed tx's receipt has no logs
+    return MadeTx(draw(addresses.filter(lambda a: a != ZERO)), None if creation else draw(addresses), status,
+                  draw(st.integers(21_000, 200_000)), draw(st.integers(1, 10**12)), topics, made, frames)
 
 
 @st.composite
 def histories(draw) -> list[Block]:
-    """Blocks of 1 to 3 chains, each chain's times non-decreasing (gaps of seconds to days), in an
+    """Blocks of 1 to 3 chains, each chain's times non-decreasing (gaps of none to days), in an
     order of acceptance that interleaves the chains arbitrarily (so one chain may run ahead in time)."""
     n = draw(st.integers(1, 3))
     per_chain: list[list[Block]] = []
@@ -221,85 +175,6 @@ def index(blocks: list[Block]) -> tuple[Store, list[FakeChain]]:
     return store, chains
 
 
-# ---------------------------------------------------------------------------------------- brute force
-
-
-def _div(a: int, b: int) -> float | int:
-    return a / b if b else 0
-
-
-def chain_expected(blocks: list[Block], metric: str, interval: int) -> dict[int, float | int]:
-    """One chain's metric per bucket, from its blocks in order."""
-    blocks = sorted(blocks, key=lambda b: b.number)
-    by_bucket: dict[int, list[int]] = defaultdict(list)
-    for i, b in enumerate(blocks):
-        by_bucket[reference_start(interval, b.t)].append(i)
-    out = {}
-    for start, idx in by_bucket.items():
-        end = buckets.next_start(interval, start)
-        inside = [blocks[i] for i in idx]
-        txs_ = [t for b in inside for t in b.txs]
-        before = [b for b in blocks if b.t < start]
-        upto = [b for b in blocks if b.t < end]
-        prev_ms = blocks[idx[0] - 1].ms if idx[0] > 0 else None
-        ratios_t, ratios_g = [], []
-        for i in idx:
-            if i > 0 and blocks[i].ms > blocks[i - 1].ms:
-                delta = blocks[i].ms - blocks[i - 1].ms
-                ratios_t.append(len(blocks[i].txs) * 1000 / delta)
-                ratios_g.append(sum(t.used for t in blocks[i].txs) * 1000 / delta)
-        span = inside[-1].ms - prev_ms if prev_ms is not None else 0
-        out[start] = {
-            "txCount": len(txs_), "gasUsed": sum(t.used for t in txs_),
-            "activeAddresses": len(set().union(*(t.active() for t in txs_))),
-            "activeSenders": len(set().union(*(t.senders() for t in txs_))),
-            "contracts": sum(t.creations() for t in txs_),
-            "deployers": len({t.sender for t in txs_ if t.creations()}),
-            "feesPaid": sum(t.used * t.price for t in txs_),
-            "avgGasPrice": _div(sum(t.price for t in txs_), len(txs_)),
-            "maxGasPrice": max((t.price for t in txs_), default=0),
-            "avgTps": _div(len(txs_) * 1000, span) if span > 0 else 0,
-            "avgGps": _div(sum(t.used for t in txs_) * 1000, span) if span > 0 else 0,
-            "maxTps": max(ratios_t, default=0), "maxGps": max(ratios_g, default=0),
-            "cumulativeTxCount": sum(len(b.txs) for b in upto),
-            "cumulativeContracts": sum(t.creations() for b in before for t in b.txs),
-            "cumulativeAddresses": len(set().union(*(t.active() for b in upto for t in b.txs))),
-            "cumulativeDeployers": len({t.sender for b in upto for t in b.txs if t.creations()}),
-        }[metric]
-    return out
-
-
-def union_expected(blocks: list[Block], n: int, metric: str, interval: int) -> dict[int, float | int]:
-    per_chain = [chain_expected([b for b in blocks if b.chain == c], metric, interval) for c in range(n)]
-    stamps = {reference_start(interval, b.t) for b in blocks}
-    out = {}
-    for start in stamps:
-        end = buckets.next_start(interval, start)
-        inside = [t for b in blocks if reference_start(interval, b.t) == start for t in b.txs]
-        upto = [t for b in blocks if b.t < end for t in b.txs]
-        if metric == "activeAddresses":
-            out[start] = len(set().union(*(t.active() for t in inside)))
-        elif metric == "activeSenders":
-            out[start] = len(set().union(*(t.senders() for t in inside)))
-        elif metric == "deployers":
-            out[start] = len({t.sender for t in inside if t.creations()})
-        elif metric == "cumulativeAddresses":
-            out[start] = len(set().union(*(t.active() for t in upto)))
-        elif metric == "cumulativeDeployers":
-            out[start] = len({t.sender for t in upto if t.creations()})
-        elif metric == "cumulativeTxCount":
-            out[start] = len(upto)
-        elif metric == "cumulativeContracts":
-            out[start] = sum(t.creations() for b in blocks if b.t < start for t in b.txs)
-        elif metric == "avgGasPrice":
-            out[start] = _div(sum(t.price for t in inside), len(inside))
-        elif metric == "maxGasPrice":
-            out[start] = max((t.price for t in inside), default=0)
-        else:
-            out[start] = sum(c.get(start, 0) for c in per_chain)
-    return out
-
-
 def served(store: Store, chain_ids: list[bytes] | bytes, metric: str, interval: int) -> dict[int, float | int]:
     if isinstance(chain_ids, bytes):
         found = series(store, chain_ids, metric, interval, None, None, 10_000)
@@ -319,46 +194,11 @@ def test_every_metric_of_every_bucket_matches_a_brute_force_count(blocks):
     assert metric_chains(store) == ids
     for metric in METRICS:
         for interval in ((buckets.DAY,) if metric in DAY_ONLY else buckets.INTERVALS):
+            name = NAMES[interval]
             for c, cid in enumerate(ids):
                 assert served(store, cid, metric, interval) == chain_expected(
-                    [b for b in blocks if b.chain == c], metric, interval), (metric, interval, c)
-            assert served(store, ids, metric, interval) == union_expected(blocks, len(ids), metric, interval), (
-                metric, interval)
-
-
-def window_expected(blocks: list[Block], metric: str, since: int | None) -> float | int:
-    """One chain's metric over the blocks at or after `since` (ms; None: all)."""
-    chain = sorted(blocks, key=lambda b: b.number)
-    inside = [b for b in chain if since is None or b.ms >= since]
-    txs_ = [t for b in inside for t in b.txs]
-    if metric in ("avgTps", "avgGps"):
-        before = [b for b in chain if since is not None and b.ms < since]
-        ref, counted = (before[-1], inside) if before else (inside[0] if inside else None, inside[1:])
-        if ref is None or not inside or inside[-1].ms <= ref.ms:
-            return 0
-        amount = sum(len(b.txs) if metric == "avgTps" else sum(t.used for t in b.txs) for b in counted)
-        return amount * 1000 / (inside[-1].ms - ref.ms)
-    if metric in ("maxTps", "maxGps"):
-        best = 0
-        for b in inside:
-            i = chain.index(b)
-            if i and b.ms > chain[i - 1].ms:
-                amount = len(b.txs) if metric == "maxTps" else sum(t.used for t in b.txs)
-                best = max(best, amount * 1000 / (b.ms - chain[i - 1].ms))
-        return best
-    return {"txCount": len(txs_), "gasUsed": sum(t.used for t in txs_), "feesPaid": sum(t.used * t.price for t in txs_),
-            "contracts": sum(t.creations() for t in txs_), "maxGasPrice": max((t.price for t in txs_), default=0),
-            "avgGasPrice": _div(sum(t.price for t in txs_), len(txs_)),
-            "activeAddresses": len(set().union(*(t.active() for t in txs_))),
-            "activeSenders": len(set().union(*(t.senders() for t in txs_))),
-            "deployers": len({t.sender for t in txs_ if t.creations()})}[metric]
-
-
-def union_window_expected(blocks: list[Block], n: int, metric: str, since: int | None) -> float | int:
-    txs_ = [t for b in blocks if since is None or b.ms >= since for t in b.txs]
-    if metric in ("activeAddresses", "activeSenders", "deployers", "avgGasPrice", "maxGasPrice"):
-        return window_expected([Block(0, 0, 0, txs_)], metric, None)
-    return sum(window_expected([b for b in blocks if b.chain == c], metric, since) for c in range(n))
+                    [b for b in blocks if b.chain == c], metric, name), (metric, name, c)
+            assert served(store, ids, metric, interval) == union_expected(blocks, metric, name), (metric, name)
 
 
 ROLLING = ("gasUsed", "txCount", "avgGps", "maxGps", "avgTps", "maxTps", "avgGasPrice", "maxGasPrice", "feesPaid",
@@ -375,14 +215,14 @@ def test_rolling_windows_match_a_brute_force_count(blocks, later):
         for scope in [[cid] for cid in ids] + ([ids] if len(ids) > 1 else []):
             got = rolling(store, scope, metric, now)
             for name, seconds in WINDOWS:
-                if metric in ("activeAddresses", "activeSenders") and name not in ("lastHour", "lastDay", "lastWeek"):
+                if metric in ("activeAddresses", "activeSenders") and name not in SHORT_WINDOWS:
                     assert name not in got
                     continue
                 since = None if seconds is None else now - seconds * 1000
                 if len(scope) == 1:
                     want = window_expected([b for b in blocks if chains[b.chain].chain_id == scope[0]], metric, since)
                 else:
-                    want = union_window_expected(blocks, len(ids), metric, since)
+                    want = union_window_expected(blocks, metric, since)
                 assert got[name] == want, (metric, name, len(scope))
 
 

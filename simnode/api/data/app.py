@@ -5,7 +5,8 @@ route matching (an unknown path or method: 404 `Cannot GET /v1/foo`); the rate-l
 `--data-api-rate-limit` is set); parameter validation (path, query, the JSON body, the page
 token); then the handler, whose result is sent as JSON with the operation's success status and
 without `null` members (an optional field is omitted, never null). A route of the documents that
-this node does not serve yet validates its parameters, then answers a 404 saying so. Every
+this node does not serve yet validates its parameters, then answers a 404 saying so; one that
+routes.NOT_SERVED names answers its 404 saying why before any validation. Every
 4xx/5xx is a NestJS error body; an unexpected exception is logged and answered 500 without details.
 
 Documents: `GET /api-json` is the Data API document and `GET /api-json/metrics` the Metrics API
@@ -100,14 +101,14 @@ class DataAPI:
                 headers = verdict.headers
                 if not verdict.allowed:
                     raise ApiError(429, THROTTLED)
+            if op.key in NOT_SERVED:  # whatever its parameters say
+                raise ApiError(404, f"{op.method} {op.template}: {NOT_SERVED[op.key]}")
             params = validate_params(op.params, path_params, request.query, self._special)
             body = validate_body(op.body, await self._json_body(request)) if op.body is not None else None
             tokens = self.uuid_tokens if op.api == METRICS else self.signed_tokens
             ctx = RequestContext.read(self.node, op, params, body, self._base_url(request), tokens)
             handler = HANDLERS.get(op.key)
             if handler is None:
-                if op.key in NOT_SERVED:
-                    raise ApiError(404, f"{op.method} {op.template}: {NOT_SERVED[op.key]}")
                 raise ApiError(404, f"{op.method} {op.template} is a route of the {op.api.title()} API that "
                                     "this simnode does not serve yet")
             result = handler(ctx)
