@@ -34,4 +34,5 @@ def json_number(value: int | float) -> int | float:
 
 
 def points_json(points: Iterable[Point]) -> list[dict[str, Any]]:
-    return [{"value": json_number(p.value), "timestamp": p.timestamp} for p in points]
+    return [{"value": value if type(value) is not int or value <= MAX_JSON_INT else float(value), "timestamp": t}
+            for t, value in points]

@@ -28,14 +28,15 @@ from typing import Any
 from ...store import Batch, pack, unpack
 from ...vms.evm.headers import Header
 from ..evm.layout import F_CREATE, F_CREATE2
-from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC, decode_tx
+from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC
 from ..keys import big, num, u8, u64
 from . import buckets
 from .layout import (ACTIVE, B_ACTIVE, B_CONTRACTS, B_CUM_ADDRESSES, B_CUM_CONTRACTS, B_CUM_DEPLOYERS, B_CUM_TXS,
                      B_DEPLOYERS, B_FEES, B_GAS, B_GPS_DEN, B_GPS_NUM, B_LAST_MS, B_MAX_PRICE, B_PRICE_SUM,
                      B_SENDERS, B_TPS_DEN, B_TPS_NUM, B_TXS, SENDER, T_ADDRESSES, T_CONTRACTS, T_DEPLOYERS, T_FEES,
-                     T_GAS, T_LAST_MS, T_PRICE_SUM, T_TXS, U_ACTIVE, U_CUM_ADDRESSES, U_CUM_DEPLOYERS, U_DEPLOYERS,
-                     U_SENDERS, UNION, MetricSpace, chain_metrics)
+                     T_GAS, T_LAST_MS, T_PRICE_SUM, T_TXS, U_ACTIVE, U_CONTRACTS, U_CUM_ADDRESSES, U_CUM_DEPLOYERS,
+                     U_DEPLOYERS, U_FEES, U_GAS, U_MAX_PRICE, U_PRICE_SUM, U_SENDERS, U_TXS, UNION, MetricSpace,
+                     chain_metrics)
 
 ZERO_ADDRESS = bytes(20)
 _CREATES = (F_CREATE, F_CREATE2)
@@ -48,6 +49,38 @@ def new_bucket(prev_ms: int | None) -> list:
 
 def new_totals() -> list:
     return [None, 0, 0, b"", 0, b"", 0, 0]
+
+
+def _item(data: bytes, pos: int) -> tuple[int, int]:
+    """(start, end) of the payload of the RLP item at `pos`."""
+    b = data[pos]
+    if b < 0x80:
+        return pos, pos + 1
+    if b < 0xB8:
+        return pos + 1, pos + 1 + b - 0x80
+    if b < 0xC0:
+        n = b - 0xB7
+        length = int.from_bytes(data[pos + 1:pos + 1 + n], "big")
+        return pos + 1 + n, pos + 1 + n + length
+    if b < 0xF8:
+        return pos + 1, pos + 1 + b - 0xC0
+    n = b - 0xF7
+    length = int.from_bytes(data[pos + 1:pos + 1 + n], "big")
+    return pos + 1 + n, pos + 1 + n + length
+
+
+def tx_to(raw: bytes) -> bytes:
+    """The `to` of a legacy, EIP-2930 or EIP-1559 tx (b"" for a creation), read without decoding
+    the rest: the 4th field of a legacy tx, the 5th of type 1, the 6th of type 2."""
+    if raw[0] >= 0xC0:
+        body, skip = raw, 3
+    else:
+        body, skip = raw[1:], 4 if raw[0] == 1 else 5
+    pos = _item(body, 0)[0]
+    for _ in range(skip):
+        pos = _item(body, pos)[1]
+    start, end = _item(body, pos)
+    return body[start:end]
 
 
 def transfer_sides(topics: list[bytes]) -> tuple[bytes, bytes] | None:
@@ -97,7 +130,7 @@ def block_activity(row: dict) -> _Activity:
     senders = row["from"]
     receipts = row["rc"]
     for i, raw in enumerate(row["txs"]):
-        to = decode_tx(raw)[3]
+        to = tx_to(raw)
         status, _, used, price, contract, logs = receipts[i]
         sender = senders[i]
         act.txs += 1
@@ -161,18 +194,10 @@ class _Writer:
         totals[T_FEES] = big(_num(totals[T_FEES]) + act.fees)
         totals[T_CONTRACTS] += act.contracts
         totals[T_PRICE_SUM] = big(_num(totals[T_PRICE_SUM]) + act.price_sum)
-        new_addresses = [a for a in act.addresses if self.batch.get(sp.first_active + a) is None]
-        for a in new_addresses:
-            ch[sp.first_active + a] = u64(self.day)
-        new_deployers = [a for a in act.deployers if self.batch.get(sp.first_deployed + a) is None]
-        for a in new_deployers:
-            ch[sp.first_deployed + a] = u64(self.day)
-        totals[T_ADDRESSES] += len(new_addresses)
-        totals[T_DEPLOYERS] += len(new_deployers)
         delta = ms - prev_ms if prev_ms is not None else 0
-        union = _Union(self, new_addresses, new_deployers)
-        for iv, start in zip(buckets.INTERVALS, self.starts):
-            key = sp.buckets + u8(iv) + u64(start)
+        keys = [sp.buckets + u8(iv) + u64(start) for iv, start in zip(buckets.INTERVALS, self.starts)]
+        recs = []
+        for key in keys:
             rec = self._get(key) or new_bucket(prev_ms)
             rec[B_TXS] += act.txs
             rec[B_GAS] += act.gas
@@ -187,61 +212,90 @@ class _Writer:
                 if _greater(act.gas * 1000, delta, rec[B_GPS_NUM], rec[B_GPS_DEN]):
                     rec[B_GPS_NUM], rec[B_GPS_DEN] = act.gas * 1000, delta
             rec[B_LAST_MS] = ms
-            self._markers(iv, start, act, rec, union)
-            if iv == buckets.DAY:
-                self._deployer_markers(act, rec, union)
+            recs.append(rec)
+        union = _Union(self)
+        totals[T_ADDRESSES] += self._markers(act, recs, union)
+        totals[T_DEPLOYERS] += self._deployer_markers(act, recs[buckets.DAY], union)
+        for key, rec in zip(keys, recs):
             rec[B_CUM_TXS] = totals[T_TXS]
             rec[B_CUM_CONTRACTS] = totals[T_CONTRACTS]
             rec[B_CUM_ADDRESSES] = totals[T_ADDRESSES]
             rec[B_CUM_DEPLOYERS] = totals[T_DEPLOYERS]
             ch[key] = pack(rec)
-        union.finish()
+        union.finish(act)
         ch[sp.marks + u64(ms) + u64(number)] = pack([
             act.txs, act.gas, big(act.max_price), prev_ms, totals[T_TXS], totals[T_GAS], totals[T_FEES],
             totals[T_CONTRACTS], totals[T_PRICE_SUM]])
         ch[sp.totals] = pack(totals)
 
-    def _markers(self, iv: int, start: int, act: _Activity, rec: list, union: _Union) -> None:
-        prefix = self.sp.markers + u8(iv) + u64(start)
+    def _markers(self, act: _Activity, recs: list[list], union: _Union) -> int:
+        """Mark the block's addresses in its four buckets, smallest first: a bucket that knew an
+        address (with those flags) already means the larger ones holding it did too (an hour lies
+        in its day, a day in its week and its month). Returns how many were never seen before."""
+        sp, batch, ch = self.sp, self.batch, self.ch
+        prefixes = [sp.markers + u8(iv) + u64(start) for iv, start in zip(buckets.INTERVALS, self.starts)]
         ms8 = u64(self.ms)
-        batch, ch = self.batch, self.ch
+        first = 0
         for address, flags in act.addresses.items():
-            key = prefix + address
-            old = batch.get(key)
-            had = old[0] if old is not None else 0
-            now = had | flags
-            if not had & ACTIVE:
-                rec[B_ACTIVE] += 1
-            if now & SENDER and not had & SENDER:
-                rec[B_SENDERS] += 1
-            if iv == buckets.HOUR:
-                sent = ms8 if flags & SENDER else (old[9:17] if old is not None else u64(0))
-                ch[key] = u8(now) + ms8 + sent
-            elif now != had:
-                ch[key] = u8(now)
-            if now != had:
-                union.marker(iv, start, address, now)
+            for iv in buckets.INTERVALS:
+                key = prefixes[iv] + address
+                old = batch.get(key)
+                had = old[0] if old is not None else 0
+                now = had | flags
+                rec = recs[iv]
+                if not had & ACTIVE:
+                    rec[B_ACTIVE] += 1
+                if now & SENDER and not had & SENDER:
+                    rec[B_SENDERS] += 1
+                if iv == buckets.HOUR:
+                    sent = ms8 if flags & SENDER else (old[9:17] if old is not None else u64(0))
+                    ch[key] = u8(now) + ms8 + sent
+                elif now != had:
+                    ch[key] = u8(now)
+                if now != had:
+                    union.marker(iv, self.starts[iv], address, now)
+                elif iv in (buckets.HOUR, buckets.DAY):
+                    break
+                if iv == buckets.DAY and not had and batch.get(sp.first_active + address) is None:
+                    ch[sp.first_active + address] = u64(self.day)
+                    union.first_active(address)
+                    first += 1
+        return first
 
-    def _deployer_markers(self, act: _Activity, rec: list, union: _Union) -> None:
-        prefix = self.sp.deployers + u64(self.day)
+    def _deployer_markers(self, act: _Activity, rec: list, union: _Union) -> int:
+        """Mark the block's deployers in its day; returns how many never deployed before."""
+        sp, batch, ch = self.sp, self.batch, self.ch
+        prefix = sp.deployers + u64(self.day)
+        first = 0
         for address in act.deployers:
             key = prefix + address
-            if self.batch.get(key) is None:
+            if batch.get(key) is None:
                 rec[B_DEPLOYERS] += 1
                 union.deployer(address)
-            self.ch[key] = u64(self.ms)
+                if batch.get(sp.first_deployed + address) is None:
+                    ch[sp.first_deployed + address] = u64(self.day)
+                    union.first_deployed(address)
+                    first += 1
+            ch[key] = u64(self.ms)
+        return first
 
 
 class _Union:
     """The union's distinct counts, touched only by what is new on the chain."""
 
-    def __init__(self, w: _Writer, new_addresses: list[bytes], new_deployers: list[bytes]) -> None:
+    def __init__(self, w: _Writer) -> None:
         self.w = w
         self.batch = w.batch
         self.ch = w.ch
         self.records: dict[bytes, list] = {}
-        self.new_addresses = new_addresses
-        self.new_deployers = new_deployers
+        self.new_addresses: list[bytes] = []  # first seen on the chain in this block
+        self.new_deployers: list[bytes] = []
+
+    def first_active(self, address: bytes) -> None:
+        self.new_addresses.append(address)
+
+    def first_deployed(self, address: bytes) -> None:
+        self.new_deployers.append(address)
 
     def record(self, iv: int, start: int) -> list:
         key = UNION.buckets + u8(iv) + u64(start)
@@ -252,7 +306,7 @@ class _Union:
         return rec
 
     def _new_record(self, iv: int, start: int) -> list:
-        rec = [0, 0, 0, 0, 0]
+        rec = [0, 0, 0, 0, 0, 0, 0, 0, b"", b"", b""]
         if iv == buckets.DAY:
             before = self._day_before(start)
             if before is not None:
@@ -298,10 +352,17 @@ class _Union:
             self.ch[key] = b""
             self.record(buckets.DAY, self.w.day)[U_DEPLOYERS] += 1
 
-    def finish(self) -> None:
-        """First days over the union, then every record touched is written back."""
+    def finish(self, act: _Activity) -> None:
+        """The block's sums, first days over the union, then every record touched is written back."""
         for iv, start in zip(buckets.INTERVALS, self.w.starts):
-            self.record(iv, start)  # every bucket with a block of any chain has a union record
+            rec = self.record(iv, start)  # every bucket with a block of any chain has a union record
+            rec[U_TXS] += act.txs
+            rec[U_GAS] += act.gas
+            rec[U_CONTRACTS] += act.contracts
+            rec[U_FEES] = big(_num(rec[U_FEES]) + act.fees)
+            rec[U_PRICE_SUM] = big(_num(rec[U_PRICE_SUM]) + act.price_sum)
+            if act.max_price > _num(rec[U_MAX_PRICE]):
+                rec[U_MAX_PRICE] = big(act.max_price)
         for address in self.new_addresses:
             self._first_day(UNION.first_active + address, U_CUM_ADDRESSES)
         for address in self.new_deployers:

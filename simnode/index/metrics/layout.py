@@ -18,8 +18,7 @@ Across EVM chains, under keys.GLOBAL: the distinct counts over the union of the 
 chains (`total`, `mainnet`, `testnet`); every other figure of those is summed at query time.
 
     mt                      -> [latest day bucket start | None]
-    mb/<iv><start>          -> UNION: [active, senders, deployers, cumulative addresses,
-                               cumulative deployers] (the cumulative two kept in day buckets)
+    mb/<iv><start>          -> UNION: the bucket's distinct counts and sums over the chains
     ma/<iv><start><addr>    -> flags u8
     md/<day><addr>          -> b""
     mf/<addr>, mg/<addr>    -> u64 first day (the earliest over the chains, whatever order their
@@ -44,6 +43,8 @@ Records are msgpack lists; wei amounts are keys.big bytes:
              ms of the last block before the bucket | None, ms of its last block,
              deployers (day buckets), then the chain's TOTALS figures after the bucket's last
              block: txs, contracts, addresses, deployers]
+    UNION   [active, senders, deployers, cumulative addresses, cumulative deployers (the
+             cumulative two in day buckets), txs, gas, contracts, fees, gas price sum, max gas price]
     MARK    [txs, gas, max gas price, ms of the block before | None,
              then TOTALS after it: txs, gas, fees, contracts, gas price sum]
     STAKE   [validators, validator weight, delegators, delegator weight]
@@ -72,6 +73,7 @@ K_TXS, K_GAS, K_MAX_PRICE, K_PREV_MS, K_CUM_TXS, K_CUM_GAS, K_CUM_FEES, K_CUM_CO
 
 # UNION fields
 U_ACTIVE, U_SENDERS, U_DEPLOYERS, U_CUM_ADDRESSES, U_CUM_DEPLOYERS = range(5)
+U_TXS, U_GAS, U_CONTRACTS, U_FEES, U_PRICE_SUM, U_MAX_PRICE = range(5, 11)
 
 # FEES fields
 F_FEES, F_CUM, F_PAYING = range(3)

@@ -18,7 +18,9 @@ block (0 when there is no such time); maxTps/maxGps the greatest per-block ratio
 cumulativeTxCount, cumulativeAddresses, cumulativeDeployers up to the bucket's end;
 cumulativeContracts up to its start. Over several chains: sums, except the distinct counts
 (over the union), avgGasPrice (the mean over every tx) and maxGasPrice (the greatest); the
-throughput figures are the sums of the chains' own.
+throughput figures (avg/max tps/gps) are the sums of the chains' own. The union's records hold
+its distinct counts and sums, so only the throughput and cumulative tx/contract counts read
+the chains' records too.
 
 Rolling windows end now and start `seconds` earlier (allTime: at genesis); a block belongs to a
 window when its time (ms) is at or after the start. Sums are two seeks in the per-block marks,
@@ -30,8 +32,13 @@ window's first block, its own txs left out, when there is none) to the last bloc
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import islice
+from operator import itemgetter
+from typing import NamedTuple
+
+import msgpack
 
 from ...store import unpack
 from ..evm.query import indexed_chains
@@ -42,8 +49,8 @@ from .layout import (ACTIVE, B_ACTIVE, B_CONTRACTS, B_CUM_ADDRESSES, B_CUM_CONTR
                      B_DEPLOYERS, B_FEES, B_GAS, B_GPS_DEN, B_GPS_NUM, B_LAST_MS, B_MAX_PRICE, B_PREV_MS,
                      B_PRICE_SUM, B_SENDERS, B_TPS_DEN, B_TPS_NUM, B_TXS, K_CUM_CONTRACTS, K_CUM_FEES, K_CUM_GAS,
                      K_CUM_PRICE_SUM, K_CUM_TXS, K_GAS, K_MAX_PRICE, K_PREV_MS, K_TXS, SENDER, T_DEPLOYERS,
-                     U_ACTIVE, U_CUM_ADDRESSES, U_CUM_DEPLOYERS, U_DEPLOYERS, U_SENDERS, UNION, MetricSpace,
-                     chain_metrics)
+                     U_ACTIVE, U_CONTRACTS, U_CUM_ADDRESSES, U_CUM_DEPLOYERS, U_DEPLOYERS, U_FEES, U_GAS,
+                     U_MAX_PRICE, U_PRICE_SUM, U_SENDERS, U_TXS, UNION, MetricSpace, chain_metrics)
 
 METRICS = ("activeAddresses", "activeSenders", "cumulativeTxCount", "cumulativeAddresses", "cumulativeContracts",
            "cumulativeDeployers", "contracts", "deployers", "gasUsed", "txCount", "avgGps", "maxGps", "avgTps",
@@ -58,8 +65,7 @@ SHORT_WINDOWS = ("lastHour", "lastDay", "lastWeek")  # the only ones of activeAd
 Number = int | float
 
 
-@dataclass(frozen=True, slots=True)
-class Point:
+class Point(NamedTuple):
     timestamp: int  # the bucket's start (s)
     value: Number
 
@@ -89,131 +95,133 @@ def _avg_over_time(amount: int, prev_ms: int | None, last_ms: int) -> Number:
     return amount * 1000 / (last_ms - prev_ms)
 
 
-def bucket_value(metric: str, rec: list) -> Number:
+_VALUES: dict[str, Callable[[Sequence], Number]] = {
+    "txCount": itemgetter(B_TXS),
+    "gasUsed": itemgetter(B_GAS),
+    "activeAddresses": itemgetter(B_ACTIVE),
+    "activeSenders": itemgetter(B_SENDERS),
+    "contracts": itemgetter(B_CONTRACTS),
+    "deployers": itemgetter(B_DEPLOYERS),
+    "feesPaid": lambda r: _n(r[B_FEES]),
+    "avgGasPrice": lambda r: _ratio(_n(r[B_PRICE_SUM]), r[B_TXS]),
+    "maxGasPrice": lambda r: _n(r[B_MAX_PRICE]),
+    "avgTps": lambda r: _avg_over_time(r[B_TXS], r[B_PREV_MS], r[B_LAST_MS]),
+    "avgGps": lambda r: _avg_over_time(r[B_GAS], r[B_PREV_MS], r[B_LAST_MS]),
+    "maxTps": lambda r: _ratio(r[B_TPS_NUM], r[B_TPS_DEN]),
+    "maxGps": lambda r: _ratio(r[B_GPS_NUM], r[B_GPS_DEN]),
+    "cumulativeTxCount": itemgetter(B_CUM_TXS),
+    "cumulativeContracts": lambda r: r[B_CUM_CONTRACTS] - r[B_CONTRACTS],
+    "cumulativeAddresses": itemgetter(B_CUM_ADDRESSES),
+    "cumulativeDeployers": itemgetter(B_CUM_DEPLOYERS),
+}
+
+
+def _record(raw: bytes) -> tuple:
+    """A stored record, read only: a tuple is quicker to build than a list."""
+    return msgpack.unpackb(raw, use_list=False)
+
+
+def bucket_value(metric: str, rec: Sequence) -> Number:
     """The metric of one chain's bucket record."""
-    if metric == "txCount":
-        return rec[B_TXS]
-    if metric == "gasUsed":
-        return rec[B_GAS]
-    if metric == "activeAddresses":
-        return rec[B_ACTIVE]
-    if metric == "activeSenders":
-        return rec[B_SENDERS]
-    if metric == "contracts":
-        return rec[B_CONTRACTS]
-    if metric == "deployers":
-        return rec[B_DEPLOYERS]
-    if metric == "feesPaid":
-        return _n(rec[B_FEES])
-    if metric == "avgGasPrice":
-        return _ratio(_n(rec[B_PRICE_SUM]), rec[B_TXS])
-    if metric == "maxGasPrice":
-        return _n(rec[B_MAX_PRICE])
-    if metric == "avgTps":
-        return _avg_over_time(rec[B_TXS], rec[B_PREV_MS], rec[B_LAST_MS])
-    if metric == "avgGps":
-        return _avg_over_time(rec[B_GAS], rec[B_PREV_MS], rec[B_LAST_MS])
-    if metric == "maxTps":
-        return _ratio(rec[B_TPS_NUM], rec[B_TPS_DEN])
-    if metric == "maxGps":
-        return _ratio(rec[B_GPS_NUM], rec[B_GPS_DEN])
-    if metric == "cumulativeTxCount":
-        return rec[B_CUM_TXS]
-    if metric == "cumulativeContracts":
-        return rec[B_CUM_CONTRACTS] - rec[B_CONTRACTS]
-    if metric == "cumulativeAddresses":
-        return rec[B_CUM_ADDRESSES]
-    if metric == "cumulativeDeployers":
-        return rec[B_CUM_DEPLOYERS]
-    raise ValueError(f"unknown metric {metric}")
+    return _VALUES[metric](rec)
 
 
-def _bounds(start: int | None, end: int | None, cursor: int | None) -> tuple[bytes | None, bytes | None, bytes | None]:
-    return (None if start is None else u64(start), None if end is None else u64(end),
-            None if cursor is None else u64(cursor))
+def _newest_first(db: Readable, prefix: bytes, start: int | None, end: int | None, cursor: int | None,
+                  limit: int) -> tuple[list[tuple[int, bytes]], int | None]:
+    """Up to `limit` (bucket start, record) with start <= t < end and t < cursor, newest first,
+    and the next page's cursor: one reverse range scan of at most limit + 1 rows."""
+    hi = end if cursor is None else (cursor if end is None else min(end, cursor))
+    if hi is not None and hi <= 0:
+        return [], None
+    rows = list(islice(db.iterate(prefix, None if hi is None else prefix + u64(hi - 1), reverse=True), limit + 1))
+    if start is not None:
+        floor = prefix + u64(start)
+        while rows and rows[-1][0] < floor:
+            rows.pop()
+    cut = len(prefix)
+    out = [(int.from_bytes(key[cut:], "big"), raw) for key, raw in rows[:limit]]
+    return out, out[-1][0] if len(rows) > limit else None
 
 
 def series(db: Readable, chain_id: bytes, metric: str, interval: int, start: int | None, end: int | None,
            limit: int, cursor: int | None = None) -> Series:
     """One chain's points in [start, end), newest first."""
-    lo, hi, after = _bounds(start, end, cursor)
-    rows, nxt = page(db, chain_metrics(chain_id).buckets + u8(interval), limit, after, True, lo, hi)
-    points = tuple(Point(num(s), bucket_value(metric, unpack(v))) for s, v in rows)
-    return Series(points, None if nxt is None else num(nxt))
+    rows, nxt = _newest_first(db, chain_metrics(chain_id).buckets + u8(interval), start, end, cursor, limit)
+    value = _VALUES[metric]
+    return Series(tuple(Point(t, value(_record(raw))) for t, raw in rows), nxt)
 
 
 # ---------------------------------------------------------------------- over several chains
 
-_SUMMED = ("txCount", "gasUsed", "contracts", "feesPaid", "avgTps", "avgGps", "maxTps", "maxGps")
+_SUMMED = ("avgTps", "avgGps", "maxTps", "maxGps")  # each chain's own figure, added up
 _CARRIED = ("cumulativeTxCount", "cumulativeContracts")
+# the union's own record holds these
+_UNION_VALUES: dict[str, Callable[[Sequence], Number]] = {
+    "activeAddresses": itemgetter(U_ACTIVE), "activeSenders": itemgetter(U_SENDERS),
+    "deployers": itemgetter(U_DEPLOYERS), "cumulativeAddresses": itemgetter(U_CUM_ADDRESSES),
+    "cumulativeDeployers": itemgetter(U_CUM_DEPLOYERS), "txCount": itemgetter(U_TXS), "gasUsed": itemgetter(U_GAS),
+    "contracts": itemgetter(U_CONTRACTS), "feesPaid": lambda r: _n(r[U_FEES]),
+    "avgGasPrice": lambda r: _ratio(_n(r[U_PRICE_SUM]), r[U_TXS]), "maxGasPrice": lambda r: _n(r[U_MAX_PRICE]),
+}
 
 
 def _chain_records(db: Readable, sp: MetricSpace, interval: int, oldest: int, newest: int,
-                   carry: bool) -> tuple[dict[int, list], list[tuple[int, list]]]:
-    """A chain's bucket records in [oldest, newest] by start, and (carry) every record from the
-    last one before `oldest` on, ascending."""
+                   carry: bool) -> list[tuple[int, list]]:
+    """A chain's bucket records in [oldest, newest], and (carry) the last one before `oldest`,
+    newest first."""
     prefix = sp.buckets + u8(interval)
-    rows, _ = page(db, prefix, newest - oldest + 2, None, False, u64(oldest), u64(newest + 1))
-    recs = [(num(s), unpack(v)) for s, v in rows]
-    if carry and oldest > 0:
-        before = first(db, prefix, u64(oldest - 1))
-        if before is not None:
-            recs.insert(0, (num(before[0]), unpack(before[1])))
-    return {s: r for s, r in recs if s >= oldest}, recs
-
-
-def _carried_value(metric: str, at: int, recs: list[tuple[int, list]]) -> int:
-    """cumulativeTxCount/cumulativeContracts of one chain at bucket `at`: from its last record at or
-    before it (0 before its first)."""
-    found = None
-    for s, rec in recs:
-        if s > at:
+    cut = len(prefix)
+    out = []
+    for key, raw in db.iterate(prefix, prefix + u64(newest), reverse=True):
+        t = int.from_bytes(key[cut:], "big")
+        out.append((t, _record(raw)))
+        if t < oldest or (t == oldest and not carry):
             break
-        found = (s, rec)
+    if out and out[-1][0] < oldest and not carry:
+        out.pop()
+    return out
+
+
+def _carried(metric: str, at: int, found: tuple[int, list] | None) -> int:
+    """cumulativeTxCount/cumulativeContracts of one chain at bucket `at`, from its last record at or
+    before it (0 before its first)."""
     if found is None:
         return 0
-    s, rec = found
+    t, rec = found
     if metric == "cumulativeTxCount":
         return rec[B_CUM_TXS]
-    return rec[B_CUM_CONTRACTS] - (rec[B_CONTRACTS] if s == at else 0)
+    return rec[B_CUM_CONTRACTS] - (rec[B_CONTRACTS] if t == at else 0)
 
 
 def union_series(db: Readable, chain_ids: Iterable[bytes], metric: str, interval: int, start: int | None,
                  end: int | None, limit: int, cursor: int | None = None) -> Series:
     """The points of several chains together, newest first (every bucket holding a block of one
     of them)."""
-    lo, hi, after = _bounds(start, end, cursor)
-    rows, nxt = page(db, UNION.buckets + u8(interval), limit, after, True, lo, hi)
+    rows, nxt = _newest_first(db, UNION.buckets + u8(interval), start, end, cursor, limit)
     if not rows:
         return Series((), None)
-    stamps = [num(s) for s, _ in rows]
-    unions = [unpack(v) for _, v in rows]
-    distinct = {"activeAddresses": U_ACTIVE, "activeSenders": U_SENDERS, "deployers": U_DEPLOYERS,
-                "cumulativeAddresses": U_CUM_ADDRESSES, "cumulativeDeployers": U_CUM_DEPLOYERS}
-    if metric in distinct:
-        field = distinct[metric]
-        return Series(tuple(Point(s, u[field]) for s, u in zip(stamps, unions)), None if nxt is None else num(nxt))
+    if metric in _UNION_VALUES:
+        value = _UNION_VALUES[metric]
+        return Series(tuple(Point(t, value(_record(raw))) for t, raw in rows), nxt)
+    stamps = [t for t, _ in rows]
     carry = metric in _CARRIED
     per_chain = [_chain_records(db, chain_metrics(cid), interval, stamps[-1], stamps[0], carry) for cid in chain_ids]
+    positions = [0] * len(per_chain)
     points = []
-    for s in stamps:
+    for t in stamps:  # newest first: each chain's records are walked once, in step
+        at: list[tuple[int, list] | None] = []
+        for i, recs in enumerate(per_chain):
+            j = positions[i]
+            while j < len(recs) and recs[j][0] > t:
+                j += 1
+            positions[i] = j
+            at.append(recs[j] if j < len(recs) else None)
         if carry:
-            value: Number = sum(_carried_value(metric, s, recs) for _, recs in per_chain)
+            value: Number = sum(_carried(metric, t, found) for found in at)
         else:
-            recs_at = [at[s] for at, _ in per_chain if s in at]
-            value = _combine(metric, recs_at)
-        points.append(Point(s, value))
-    return Series(tuple(points), None if nxt is None else num(nxt))
-
-
-def _combine(metric: str, recs: list[list]) -> Number:
-    if metric in _SUMMED:
-        return sum(bucket_value(metric, r) for r in recs)
-    if metric == "avgGasPrice":
-        return _ratio(sum(_n(r[B_PRICE_SUM]) for r in recs), sum(r[B_TXS] for r in recs))
-    if metric == "maxGasPrice":
-        return max((_n(r[B_MAX_PRICE]) for r in recs), default=0)
-    raise ValueError(f"unknown metric {metric}")
+            value = sum(bucket_value(metric, found[1]) for found in at if found is not None and found[0] == t)
+        points.append(Point(t, value))
+    return Series(tuple(points), nxt)
 
 
 # ---------------------------------------------------------------------- rolling windows
