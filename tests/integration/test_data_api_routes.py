@@ -196,8 +196,9 @@ def test_every_bad_parameter_class_gets_its_4xx_and_nestjs_body(h):
         "pageSize must not be less than 1"]
     assert api(base, "/v2/chains/43112/metrics/nope", 400)["message"][0].startswith(
         "metric must be one of the following values: activeAddresses, ")
-    assert api(base, "/v2/chains/43112/metrics/txCount", 404)["message"] == [
-        "GET /v2/chains/{chainId}/metrics/{metric} is a route of the Metrics API that this simnode does not serve yet"]
+    assert api(base, "/v2/chains/43112/metrics/avgTps?timeInterval=week", 400)["message"] == [
+        "avgTps supports only timeInterval=day (metrics named cumulative*, avg* or max*, and contracts, deployers and "
+        "feesPaid are daily)"]
 
 
 def test_post_bodies_are_validated(h):
@@ -313,7 +314,7 @@ def test_api_json_serves_the_implemented_documents(h):
     assert json.loads(request(other, "GET", "/api-json")[2])["servers"] == [{"url": other}]
     metrics = json.loads(request(h.url, "GET", "/api-json/metrics")[2])
     assert metrics["info"]["title"] == "Metrics API" and metrics["servers"] == [{"url": h.url}]
-    assert metrics["paths"] == {}
+    assert sorted(metrics["paths"]) == sorted(p for m, p in HANDLERS if p.startswith("/v2/"))
 
 
 def test_the_data_api_is_loaded_on_its_first_request_not_at_start():

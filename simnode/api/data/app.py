@@ -7,8 +7,9 @@ token); then the handler, whose result is sent as JSON with the operation's succ
 without `null` members (an optional field is omitted, never null; context.NULL is kept as null),
 or, when it returns None, with an empty body (an operation whose answer has no content). A route of
 the documents that this node does not serve yet validates its parameters, then answers a 404
-saying so. Every 4xx/5xx is a NestJS error body; an unexpected exception is logged and answered
-500 without details.
+saying so; one that routes.NOT_SERVED names answers its 404 saying why before any validation.
+Every 4xx/5xx is a NestJS error body; an unexpected exception is logged and answered 500 without
+details.
 
 Documents: `GET /api-json` is the Data API document and `GET /api-json/metrics` the Metrics API
 document, each the real one with `servers` pointing at this node and only the routes this node
@@ -32,7 +33,7 @@ from .pages import SignedPageTokens, UuidPageTokens
 from .params import validate_body, validate_params
 from .ratelimit import THROTTLED, RateLimiter
 from .resolve import blockchain_param
-from .routes import HANDLERS, account_bound
+from .routes import HANDLERS, NOT_SERVED, account_bound, extra_operations
 from .spec import DATA, METRICS, RouteTable, document, document_operations, split_path
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ class DataAPI:
     @property
     def routes(self) -> RouteTable:
         if self._routes is None:
-            self._routes = RouteTable(document_operations(DATA) + document_operations(METRICS))
+            self._routes = RouteTable(document_operations(DATA) + document_operations(METRICS) + extra_operations())
         return self._routes
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
@@ -103,6 +104,8 @@ class DataAPI:
                 headers = verdict.headers
                 if not verdict.allowed:
                     raise ApiError(429, THROTTLED)
+            if op.key in NOT_SERVED:  # whatever its parameters say
+                raise ApiError(404, f"{op.method} {op.template}: {NOT_SERVED[op.key]}")
             params = validate_params(op.params, path_params, request.query, self._special)
             body = validate_body(op.body, await self._json_body(request)) if op.body is not None else None
             tokens = self.uuid_tokens if op.api == METRICS else self.signed_tokens
