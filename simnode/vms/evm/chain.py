@@ -53,6 +53,7 @@ from ...network import params_for
 from .fees import ACP176_RULES, FeeState, fee_state_from_row
 from .headers import Header, HeaderRules, block_header, genesis_header
 from .mempool import Mempool, PoolError, PoolTx
+from ...icm.placement import PLACEMENT_BLOCK, place_messenger
 from .precompiles.contract import BlockContext
 from .precompiles.schedule import Schedule
 from .rlpcodec import item_length, list_header
@@ -892,14 +893,17 @@ class EVMChain:
         """What block `number` at `time` (s) on a parent at `parent_time` (None: the genesis,
         before its alloc) does to the state before its first tx, as coreth's and subnet-evm's
         ApplyUpgrades: the C-Chain's warp account at Durango, then the precompile configs that
-        activate (or disable) in it."""
+        activate (or disable) in it; block 1 first places the ICM messenger (icm/placement.py)."""
+        if number == PLACEMENT_BLOCK and parent_time is not None:
+            place_messenger(state)
         if self._activates_warp(parent_time, time):
             _activate_warp(state)
         self.precompiles.activate(state, parent_time, BlockContext(number, time))
 
-    def _upgrades_between(self, parent_time: int, time: int) -> bool:
-        """Does a block at `time` on a parent at `parent_time` change the state before its txs?"""
-        return self._activates_warp(parent_time, time) or bool(self.precompiles.activating(parent_time, time))
+    def _upgrades_between(self, parent_time: int, time: int, number: int) -> bool:
+        """Does block `number` at `time` on a parent at `parent_time` change the state before its txs?"""
+        return (number == PLACEMENT_BLOCK or self._activates_warp(parent_time, time)
+                or bool(self.precompiles.activating(parent_time, time)))
 
     def _activates_warp(self, parent_time: int | None, time: int) -> bool:
         """Does a block at `time` (s) on a parent at `parent_time` (None: the genesis) cross
@@ -924,7 +928,7 @@ class EVMChain:
                     ts_ms = parent.ms + interval_s * 1000
                 else:
                     ts_ms = self._block_time_ms()
-                if self._upgrades_between(parent.header.timestamp, ts_ms // 1000):
+                if self._upgrades_between(parent.header.timestamp, ts_ms // 1000, parent.number + 1):
                     # an upgrade that changes state (coreth's warp account, a precompile
                     # activation): this one block is built the executing way, after the blocks before it
                     self.kv.flush_into(batch)
