@@ -5,7 +5,8 @@ A family is a module (registered by VM ID in FAMILIES, imported on first use) wi
     index_block(chain, row, batch) -> block number   stage the block's rows in `batch`
     head_number(chain) -> int                        the chain's last accepted block
     block_row(chain, number) -> dict | None          a stored block row, as index_block takes it
-Later families (P- and X-Chain UTXOs and stakers, metrics, ICM) register here the same way.
+A VM ID may list further modules after its family: each has only `index_block(chain, row, batch)`
+and adds its own rows from the same block row (the C-Chain's atomic txs: primary/catomic.py).
 
 Every row of an accepted block goes into the block's own batch (with the marker), so the index
 is never ahead of or behind its chain; snapshot/revert undoes both together.
@@ -19,15 +20,17 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
-from ..formats.ids import EVM_VM_ID, SUBNET_EVM_VM_ID
+from ..formats.ids import AVM_VM_ID, EVM_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID
 from ..store import Batch, Store
 from .keys import NS, marker, u64
 
 log = logging.getLogger("simnode.index")
 
-FAMILIES: dict[bytes, str] = {
-    EVM_VM_ID: "simnode.index.evm",
-    SUBNET_EVM_VM_ID: "simnode.index.evm",
+FAMILIES: dict[bytes, tuple[str, ...]] = {
+    EVM_VM_ID: ("simnode.index.evm", "simnode.index.primary.catomic"),
+    SUBNET_EVM_VM_ID: ("simnode.index.evm",),
+    PLATFORM_VM_ID: ("simnode.index.primary.platform",),
+    AVM_VM_ID: ("simnode.index.primary.avm",),
 }
 CHUNK_BLOCKS = 1000  # blocks per batch when catching up or rebuilding
 
@@ -39,20 +42,26 @@ class Indexer:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._families: dict[bytes, ModuleType | None] = {}
+        self._families: dict[bytes, tuple[ModuleType, ...]] = {}
 
-    def family(self, chain: Any) -> ModuleType | None:
+    def modules(self, chain: Any) -> tuple[ModuleType, ...]:
+        """The chain's family first, then the modules that extend it (empty: nothing to index)."""
         vm_id = chain.vm_id
         if vm_id not in self._families:
-            name = FAMILIES.get(vm_id)
-            self._families[vm_id] = importlib.import_module(name) if name is not None else None
+            self._families[vm_id] = tuple(importlib.import_module(name) for name in FAMILIES.get(vm_id, ()))
         return self._families[vm_id]
 
+    def family(self, chain: Any) -> ModuleType | None:
+        mods = self.modules(chain)
+        return mods[0] if mods else None
+
     def block_accepted(self, chain: Any, row: dict, batch: Batch) -> None:
-        fam = self.family(chain)
-        if fam is None:
+        mods = self.modules(chain)
+        if not mods:
             return
-        number = fam.index_block(chain, row, batch)
+        number = mods[0].index_block(chain, row, batch)
+        for extension in mods[1:]:
+            extension.index_block(chain, row, batch)
         batch.changes[marker(chain.chain_id)] = u64(number)
 
     def indexed_head(self, chain: Any) -> int | None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from aiohttp import web
 
-from .context import RequestContext
+from .context import JSON_NULL, RequestContext
 from .errors import ApiError, error_body
 from .health import HealthDown
 from .pages import SignedPageTokens, UuidPageTokens
@@ -44,7 +44,9 @@ API_KEY_HEADERS = ("x-glacier-api-key", "x-data-api-key")
 
 
 def drop_none(value: Any) -> Any:
-    """A copy of a JSON value without the object keys whose value is None."""
+    """A copy of a JSON value without the object keys whose value is None (JSON_NULL: a null kept)."""
+    if value is JSON_NULL:
+        return None
     if isinstance(value, dict):
         return {k: drop_none(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):

@@ -13,6 +13,16 @@ if TYPE_CHECKING:
     from ...node import Node
 
 
+class JsonNull:
+    """What a handler returns for a required field whose value is JSON null (a plain None
+    means: leave the optional field out)."""
+
+    __slots__ = ()
+
+
+JSON_NULL = JsonNull()
+
+
 class PageTokens(Protocol):
     def issue(self, binding: bytes, cursor: Any) -> str: ...
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import balances, chains, health
+from . import balances, chains, health, primary_routes
 from .context import RequestContext
 
 Handler = Callable[[RequestContext], Any]  # returns the JSON body (or an awaitable of it)
@@ -21,6 +21,7 @@ HANDLERS: dict[tuple[str, str], Handler] = {
     ("GET", "/v1/chains"): chains.list_chains,
     ("GET", "/v1/chains/{chainId}"): chains.get_chain,
     ("GET", "/v1/chains/{chainId}/addresses/{address}/balances:getNative"): balances.get_native,
+    **primary_routes.ROUTES,
 }
 
 # The hosted service's routes that belong to an account (its API keys, webhooks, usage and export

@@ -21,6 +21,9 @@ Keys (after ``P/``):
     r<stakerTxID><idx4>       reward UTXO bytes (getRewardUTXOs)
     y<txID>                   staking history (status, rewards) for the Data API
     v<height8>                validator-set diffs of the block at that height
+    x<height8>                the block's notes for the index: what it did that its txs do not say
+                              (stakers that ended, L1 validator records written, L1 balance
+                              refunds, the L1 fee counter); only for blocks that have some
 
 Validator sets (`vset`, what getValidatorsAt and Warp read) are as AvalancheGo's validator
 manager holds them: an L1's inactive validators are one keyless entry under the empty node ID
@@ -59,6 +62,7 @@ K_REWARD = PREFIX + b"r"
 K_HISTORY = PREFIX + b"y"
 K_VDIFF = PREFIX + b"v"
 K_L1_PREIMAGE = PREFIX + b"p"
+K_NOTES = PREFIX + b"x"
 
 PRIMARY = bytes(32)
 PLATFORM_CHAIN_ID = bytes(32)
@@ -182,6 +186,10 @@ class State:
         # weights of the validator sets (what getValidatorsAt and Warp use): subnet -> node -> [weight, pk]
         self.vset: dict[bytes, dict[bytes, list]] = {}
         self._vdiff: dict[tuple[bytes, bytes], tuple[int, bytes | None]] = {}
+        # what the open block did that its txs do not say (K_NOTES): ended stakers, L1 records, refunds
+        self.ended: list[bytes] = []
+        self.l1_written: dict[bytes, bytes | None] = {}
+        self.refunds: list[UTXO] = []
 
     # ----------------------------------------------------------------------------- raw access
 
@@ -430,6 +438,7 @@ class State:
             self._index_l1(v)
             self.put(K_L1 + v.validation_id, pack(v.to_record()))
             self.put(K_L1_NODE + v.subnet_id + v.node_id, v.validation_id)
+        self.l1_written[v.validation_id] = pack(v.to_record())
 
     def put_l1_preimage(self, validation_id: bytes, justification: bytes) -> None:
         self.put(K_L1_PREIMAGE + validation_id, justification)
@@ -498,6 +507,21 @@ class State:
     def iter_history(self):
         for k, v in self.iterate(K_HISTORY):
             yield k[len(K_HISTORY):], unpack(v)
+
+    def put_notes(self, height: int) -> None:
+        """Write the open block's notes (K_NOTES) at `height`, if it has any, and start afresh."""
+        if self.ended or self.l1_written or self.refunds:
+            self.put(K_NOTES + height.to_bytes(8, "big"), pack({
+                "ended": self.ended, "l1": sorted(self.l1_written.items()),
+                "refunds": [encode_utxo(u, P_REGISTRY) for u in self.refunds], "acc": self.meta.accrued_fees}))
+        self.clear_notes()
+
+    def clear_notes(self) -> None:
+        self.ended, self.l1_written, self.refunds = [], {}, []
+
+    def notes(self, height: int) -> dict | None:
+        raw = self.get(K_NOTES + height.to_bytes(8, "big"))
+        return None if raw is None else unpack(raw)
 
 
 def reward_output(amount: int, owner: OutputOwners) -> TransferOutput:

@@ -83,6 +83,8 @@ class PlatformVM:
             self.state.load()
         else:
             self._init_genesis()
+        if ctx.indexer is not None:
+            ctx.indexer.chain_opened(self)  # indexes blocks accepted while indexing was off
         self.advance_to(self.clock.now())
         self._reschedule()
 
@@ -158,6 +160,8 @@ class PlatformVM:
         st.meta.last_block_id = g.p_genesis_block_id
         st.flush_vdiff(0)
         st.save_meta()
+        if self.ctx.indexer is not None:
+            self.ctx.indexer.block_accepted(self, self.block_row(0), st.w)
         st.w.commit()
         st.w = None
 
@@ -305,6 +309,7 @@ class PlatformVM:
             self.mempool = keep
             if not included:
                 st.w = None
+                st.clear_notes()
                 if keep:
                     self._schedule_retry(keep)
                 return None
@@ -339,6 +344,8 @@ class PlatformVM:
             height = m.height + 1
             block_id = blocks.block_id(block)
             st.put_block(block_id, height, block)
+            if not accepted:
+                st.put_notes(height)  # what happened on the way to this block belongs to the first
             for s in txs_:
                 st.put_tx(s.tx_id, s.tx_bytes, "Committed", height)
                 self.dropped.pop(s.tx_id, None)
@@ -347,6 +354,9 @@ class PlatformVM:
             accepted.append((height, block_id, [s.tx_id for s in txs_]))
         st.flush_vdiff(m.height)
         st.save_meta()
+        if self.ctx.indexer is not None:
+            for height, _, _ in accepted:
+                self.ctx.indexer.block_accepted(self, self.block_row(height), st.w)
         st.w.commit()
         st.w = None
         for height, block_id, tx_ids in accepted:
@@ -357,6 +367,15 @@ class PlatformVM:
                     log.exception("block listener failed")
         self._reschedule()
         return m.last_block_id
+
+    def block_row(self, height: int) -> dict | None:
+        """The accepted block at `height` as the indexer takes it (the open block's batch
+        included): height, ID, bytes and its notes (State.put_notes)."""
+        st = self.state
+        block_id = st.block_id_at(height)
+        if block_id is None:
+            return None
+        return {"n": height, "id": block_id, "b": st.block_by_id(block_id), "x": st.notes(height)}
 
     # ----------------------------------------------------------------------------- time
 
@@ -529,6 +548,7 @@ class PlatformVM:
     def _history_end(self, s: Staker, status: str, amount: int, utxo_ids: list[bytes], delegatee: int = 0,
                      reward_tx_id: bytes | None = None) -> None:
         """The staker's end in its history; endHeight is the block being built (a reward: its proposal block)."""
+        self.state.ended.append(s.tx_id)
         rec = self.state.get_history(s.tx_id) or {}
         rec.update({"status": status, "rewardAmount": amount, "delegateeReward": delegatee,
                     "rewardUTXOs": utxo_ids, "rewardTxID": reward_tx_id,
@@ -612,14 +632,18 @@ class PlatformVM:
             if v.end_accumulated_fee != 0:
                 remaining = v.end_accumulated_fee - st.meta.accrued_fees
                 owner = pchain_owner_from_bytes(v.remaining_balance_owner)
-                st.add_utxo(UTXO(tx_id, len(tx.base.outs), self.avax_asset_id,
-                                 TransferOutput(remaining, owner.as_output_owners())))
+                refund = UTXO(tx_id, len(tx.base.outs), self.avax_asset_id,
+                              TransferOutput(remaining, owner.as_output_owners()))
+                st.add_utxo(refund)
+                st.refunds.append(refund)
                 st.put_l1(replace(v, end_accumulated_fee=0))
         if eff.l1_weight is not None:
             v, nonce, weight, refund, n_outs = eff.l1_weight
             if refund:
                 owner = pchain_owner_from_bytes(v.remaining_balance_owner)
-                st.add_utxo(UTXO(tx_id, n_outs, self.avax_asset_id, TransferOutput(refund, owner.as_output_owners())))
+                u = UTXO(tx_id, n_outs, self.avax_asset_id, TransferOutput(refund, owner.as_output_owners()))
+                st.add_utxo(u)
+                st.refunds.append(u)
             st.put_l1(replace(v, min_nonce=min(nonce + 1, MAX_U64), weight=weight,
                               end_accumulated_fee=0 if weight == 0 else v.end_accumulated_fee))
 
