@@ -3,10 +3,12 @@ per-chain "last block indexed" marker, catches a chain up, and rebuilds the whol
 
 A family is a module (registered by VM ID in FAMILIES, imported on first use) with
     index_block(chain, row, batch) -> block number   stage the block's rows in `batch`
+and, for the first family of a VM (the one whose rows the chain's blocks are read back as),
     head_number(chain) -> int                        the chain's last accepted block
     block_row(chain, number) -> dict | None          a stored block row, as index_block takes it
-A VM ID may list further modules after its family: each has only `index_block(chain, row, batch)`
-and adds its own rows from the same block row (the C-Chain's atomic txs: primary/catomic.py).
+Several families of one VM index the same block row, in their order (metrics after the EVM
+tables; the C-Chain's atomic txs, primary/catomic.py, after both). Later families (ICM) register
+here the same way.
 
 Every row of an accepted block goes into the block's own batch (with the marker), so the index
 is never ahead of or behind its chain; snapshot/revert undoes both together.
@@ -27,9 +29,9 @@ from .keys import NS, marker, u64
 log = logging.getLogger("simnode.index")
 
 FAMILIES: dict[bytes, tuple[str, ...]] = {
-    EVM_VM_ID: ("simnode.index.evm", "simnode.index.primary.catomic"),
-    SUBNET_EVM_VM_ID: ("simnode.index.evm",),
-    PLATFORM_VM_ID: ("simnode.index.primary.platform",),
+    EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm", "simnode.index.primary.catomic"),
+    SUBNET_EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm"),
+    PLATFORM_VM_ID: ("simnode.index.metrics.platform", "simnode.index.primary.platform"),
     AVM_VM_ID: ("simnode.index.primary.avm",),
 }
 CHUNK_BLOCKS = 1000  # blocks per batch when catching up or rebuilding
@@ -44,24 +46,18 @@ class Indexer:
         self.store = store
         self._families: dict[bytes, tuple[ModuleType, ...]] = {}
 
-    def modules(self, chain: Any) -> tuple[ModuleType, ...]:
-        """The chain's family first, then the modules that extend it (empty: nothing to index)."""
+    def families(self, chain: Any) -> tuple[ModuleType, ...]:
         vm_id = chain.vm_id
         if vm_id not in self._families:
             self._families[vm_id] = tuple(importlib.import_module(name) for name in FAMILIES.get(vm_id, ()))
         return self._families[vm_id]
 
-    def family(self, chain: Any) -> ModuleType | None:
-        mods = self.modules(chain)
-        return mods[0] if mods else None
-
     def block_accepted(self, chain: Any, row: dict, batch: Batch) -> None:
-        mods = self.modules(chain)
-        if not mods:
+        fams = self.families(chain)
+        if not fams:
             return
-        number = mods[0].index_block(chain, row, batch)
-        for extension in mods[1:]:
-            extension.index_block(chain, row, batch)
+        for fam in fams:
+            number = fam.index_block(chain, row, batch)
         batch.changes[marker(chain.chain_id)] = u64(number)
 
     def indexed_head(self, chain: Any) -> int | None:
@@ -71,9 +67,10 @@ class Indexer:
     def chain_opened(self, chain: Any, progress: Progress | None = None) -> int:
         """Index the blocks `chain` accepted after the marker (all of them without one); returns
         how many."""
-        fam = self.family(chain)
-        if fam is None:
+        fams = self.families(chain)
+        if not fams:
             return 0
+        fam = fams[0]
         done = self.indexed_head(chain)
         start = 0 if done is None else done + 1
         end = fam.head_number(chain)

@@ -179,7 +179,8 @@ def get_blockchain(ctx: RequestContext) -> dict[str, Any]:
         try:
             cid = id_from_str(ref)
         except FormatError:
-            raise bad_request(f"blockchainId must be a cb58 blockchain ID or p-chain, x-chain, c-chain: {ref}") from None
+            raise bad_request(
+                f"blockchainId must be a cb58 blockchain ID or p-chain, x-chain, c-chain: {ref}") from None
     found = query.blockchain(ctx.node.store, ZERO_ID, cid)
     if found is None:
         raise not_found(f"blockchain {ref} not found")

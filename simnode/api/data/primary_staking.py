@@ -30,7 +30,7 @@ from ...index.primary.platform import capacity
 from ...vms.platform import rewards as prewards
 from ...vms.platform.vm import l1_balance
 from ..info import NODE_VERSION
-from .context import JSON_NULL, RequestContext
+from .context import NULL, RequestContext
 from .errors import bad_request
 from .primary import (Assets, addresses_json, chain_id, hex0x, index_on, listing, node, parse_addresses, parse_id,
                       parse_node_ids, primary_chain, split_list)
@@ -91,7 +91,7 @@ class Stakes:
                          "potentialRewards": {"validationRewardAmount": str(rec["pot"]),
                                               "delegationRewardAmount": str(rec["facc"]),
                                               "rewardAddresses": addresses},
-                         "validatorHealth": dict(HEALTHY), "geolocation": JSON_NULL})
+                         "validatorHealth": dict(HEALTHY), "geolocation": NULL})
             if primary:
                 body["amountDelegated"] = str(rec["aw"])
                 body["delegationCapacity"] = str(self.capacity_of(rec) or 0)

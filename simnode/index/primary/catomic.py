@@ -21,11 +21,11 @@ from .utxos import BlockRows, input_amount, make_out, output_amount
 __all__ = ["index_block"]
 
 
-def index_block(chain: Any, row: dict, batch: Batch) -> None:
+def index_block(chain: Any, row: dict, batch: Batch) -> int:
+    number = Header.decode(row["hdr"], chain.header_rules.coreth).block_number
     ext = row.get("ext")
     if not ext:
-        return
-    number = Header.decode(row["hdr"], chain.header_rules.coreth).block_number
+        return number
     cid = chain.chain_id
     rows = BlockRows(batch, cid, number, row["ms"] // 1000)
     for i, tx in enumerate(decode_block_txs(ext)):
@@ -55,3 +55,4 @@ def index_block(chain: Any, row: dict, batch: Batch) -> None:
         rows.add("burn:" + cid.hex(), spent - made)
         rows.tx(i, tx.id, "ImportTx" if isinstance(u, UnsignedImportTx) else "ExportTx", consumed, emitted,
                 addresses, row["h"], extra)
+    return number

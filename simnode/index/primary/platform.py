@@ -1,7 +1,7 @@
 """The P-Chain's index rows, from its accepted block rows.
 
-A row is {"n": height, "id": block ID, "b": block bytes, "x": the block's notes} (PlatformVM.
-block_row). The txs say most of what a block did; the notes (platform/state.py, K_NOTES) say the
+A row is {"height": h, "id": block ID, "b": block bytes, "facts": the block's facts} (PlatformVM.
+block_row). The txs say most of what a block did; the facts (vms/platform/facts.py) say the
 rest: the stakers that ended in the block, every L1 validator record it wrote (time-driven
 deactivations included) with the L1 fee counter, and the L1 balance refunds it paid. Amounts the
 VM decided are read from its durable records: a staker's history (`get_history`: start, end,
@@ -9,7 +9,7 @@ weight, potential and paid rewards) and its reward UTXOs (`reward_utxos`). Heigh
 genesis: its UTXOs, validators and chains, and the primary network itself.
 
 Tables: layout.py. Within a block the txs come first (in block order, a proposal block's
-proposal last), then the L1 notes, then the ended stakers.
+proposal last), then the L1 validator records, then the ended stakers.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class _Block:
     def __init__(self, chain: Any, row: dict, batch: Batch, time: int) -> None:
         self.chain = chain
         self.pid = chain.chain_id
-        self.rows = BlockRows(batch, self.pid, row["n"], time)
+        self.rows = BlockRows(batch, self.pid, row["height"], time)
         self.batch = batch
         self.ch = batch.changes
         self.sp = space(self.pid)
@@ -341,14 +341,13 @@ class _Block:
         self.ch[sp.lN + node + key] = vid
         self.ch[sp.lS + subnet + key] = vid
 
-    def l1_notes(self, notes: dict) -> None:
+    def l1_records(self, written: list, acc: int) -> None:
         sp = self.sp
-        acc = notes["acc"]
-        for vid, raw in notes["l1"]:
+        for vid, record in written:
             rec = self.get(sp.lv + vid)
             if rec is None:
                 continue
-            v = L1Validator.from_record(unpack(raw))
+            v = L1Validator.from_record(record)
             rec.update({"w": v.weight, "end": v.end_accumulated_fee, "acc": acc})
             self.put(sp.lv + vid, rec)
             active = v.weight > 0 and v.end_accumulated_fee != 0
@@ -387,12 +386,12 @@ class _Block:
 
 
 def index_block(chain: Any, row: dict, batch: Batch) -> int:
-    height = row["n"]
+    height = row["height"]
     blk = pblocks.decode_block(row["b"])
     time = blk.time if height else chain.genesis.start_time
     b = _Block(chain, row, batch, time)
-    notes = row.get("x") or {}
-    for raw in notes.get("refunds", ()):
+    _, _, _, ended, written, refunds, accrued = row["facts"]
+    for raw in refunds:
         utxo = decode_utxo(raw, t.P_REGISTRY)
         b.refunds.setdefault(utxo.tx_id, []).append(utxo)
     if height == 0:
@@ -400,9 +399,9 @@ def index_block(chain: Any, row: dict, batch: Batch) -> int:
     else:
         txs = list(blk.txs) + ([blk.proposal_tx] if blk.proposal_tx is not None else [])
         tx_ids = [b.tx(i, stx) for i, stx in enumerate(txs)]
-    if notes.get("l1") is not None:
-        b.l1_notes(notes)
-    for staker in notes.get("ended", ()):
+    if written or b.l1_txs:
+        b.l1_records(written, accrued)
+    for staker in ended:
         b.ended(staker)
     b.rows.block(row["id"], blk.parent_id, BLOCK_TYPES[blk.type_id], tx_ids, len(row["b"]))
     return height

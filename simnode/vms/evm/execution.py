@@ -101,7 +101,7 @@ class Executor:
                     vm_class: Any = None) -> Any:
         hdr = self._header_for(block, free, gas)
         if vm_class is None:
-            vm = self.chain.evm.get_vm(hdr)
+            vm = self.chain.vm_at(hdr)
         else:
             from eth.vm.chain_context import ChainContext
             evm = self.chain.evm

@@ -14,11 +14,18 @@ The coinbase is coreth's BlackholeAddr, so the priority fee goes to an address n
 Block hashes are coreth's (headers.py), not keccak of py-evm's header encoding: BLOCKHASH reads
 them from the canonical number -> hash entries the chain writes (chain.py). C-Chain accounts are
 coreth's five-field StateAccount (`CorethVM`); subnet-EVM's are Ethereum's four (`AvalancheVM`).
+
+L1 (subnet-EVM) chains run SubnetEVMVM (AvalancheVM's four-field accounts): as subnet-evm's state
+transition, no gas is refunded (`ShouldRefundGas` is false once SubnetEVM is active) and the whole
+fee, gas used × effective gas price, goes to the block's coinbase (the blackhole, or the reward
+address / fee recipient the reward manager or `allowFeeRecipients` chooses). Stateful precompiles
+(precompiles/) extend these classes per block.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from eth.abc import BlockAPI, BlockHeaderAPI
 from eth.db.account import AccountDB
@@ -30,7 +37,7 @@ from eth_utils import ValidationError
 from . import rlpcodec, speedups
 from .calltrace import RecordingComputation
 from .headers import BLACKHOLE, ZERO_HASH  # noqa: F401 - the C-Chain's coinbase and zero hash, here for the VM's users
-from .transfer import TransferFastPathState
+from .transfer import PLAIN_COMPUTATIONS, TransferFastPathState
 
 speedups.apply()
 
@@ -145,3 +152,27 @@ class AvalancheVM(CancunVM):
 
 CorethVM = AvalancheVM.configure(
     __name__="CorethVM", _state_class=AvalancheState.configure(__name__="CorethState", account_db_class=CorethAccountDB))
+
+
+class SubnetEVMComputation(RecordingComputation):
+    """subnet-evm refunds no gas: the refund counter never reaches the sender. (Blocks record
+    their call frames, as on the C-Chain.)"""
+
+    def get_gas_refund(self) -> int:
+        return 0
+
+
+PLAIN_COMPUTATIONS.add(SubnetEVMComputation)
+
+
+class SubnetEVMState(AvalancheState):
+    computation_class = SubnetEVMComputation
+
+    def get_tip(self, transaction: Any) -> int:
+        # the coinbase gets gas used × the effective gas price, base fee included
+        return self.get_gas_price(transaction)
+
+
+class SubnetEVMVM(AvalancheVM):
+    fork = "subnet-evm-cancun"
+    _state_class = SubnetEVMState

@@ -17,6 +17,7 @@ from ...network import params_for
 from ...rpc.jsonrpc import EthService, InvalidParams, RPCError
 from .accounts import address_of, dev_keys, sign_hash
 from .chain import BlockInfo, ChainError, EVMChain
+from .subnet import SubnetEVMChain
 from .execution import CallArgs, Executor
 from .rpcjson import (block_json, hb, header_json, hx, log_json, parse_address, parse_data, parse_hash,
                       parse_quantity, pending_tx_json, receipt_json, tx_json)
@@ -27,6 +28,12 @@ FEE_HISTORY_MAX_DEPTH = 25_000  # DefaultMaxBlockHistory: how far behind the las
 FEE_HISTORY_MAX_PERCENTILES = 100
 MAX_LOG_RANGE = 100_000
 FILTER_TIMEOUT_S = 300
+# coreth's gas price oracle defaults (eth/ethconfig DefaultFullGPOConfig, eth/gasprice)
+ORACLE_BLOCKS = 40
+ORACLE_PERCENTILE = 40
+ORACLE_LOOKBACK_S = 80
+ORACLE_MIN_PRICE = 1  # acp176.MinGasPrice
+ORACLE_MAX_PRICE = 150 * 10**9
 
 
 # ----------------------------------------------------------------------------- the service
@@ -43,6 +50,8 @@ class EthAPI:
             chain.dev_keys[address_of(k)] = k
         self.accounts = [address_of(k) for k in keys]
         chain.listeners.append(self._on_event)
+        self._oracle_head: bytes | None = None
+        self._oracle_price = ORACLE_MIN_PRICE
 
     # -------------------------------------------------------------- helpers
 
@@ -107,23 +116,30 @@ class EthAPI:
         )
 
     def suggested_tip(self) -> int:
-        """coreth's oracle, simplified: 1 wei on an idle chain; else the 60th percentile of
-        recent tips (last 20 blocks within 80 s), clamped to [1 wei, 150 gwei]."""
+        """coreth's gas price oracle (eth/gasprice with ethconfig's defaults): the 40th percentile
+        of the effective tips of the txs in the head's last 40 blocks (never block 0), walking back
+        from the head and stopping at the first block more than 80 s older than the node's clock;
+        clamped to [1 wei, 150 gwei]. With no tips it repeats its previous answer (1 wei at first),
+        and it answers once per head."""
         chain = self.chain
         head = chain.head
+        if head.hash == self._oracle_head:
+            return self._oracle_price
+        now_s = chain.clock.now_ms() // 1000
         tips = []
-        for n in range(head.number, max(0, head.number - 20), -1):
+        for n in range(head.number, max(0, head.number - ORACLE_BLOCKS), -1):
             b = chain.block(n)
-            if b is None or head.ms - b.ms > 80_000:
+            if b.header.timestamp + ORACLE_LOOKBACK_S < now_s:
                 break
             base = b.header.base_fee_per_gas
-            for rc in b.receipts:
-                tips.append(rc[3] - base)
-        if not tips:
-            return 1
-        tips.sort()
-        tip = tips[min(len(tips) - 1, len(tips) * 60 // 100)]
-        return max(1, min(tip, 150 * 10**9))
+            tips.extend(rc[3] - base for rc in b.receipts)
+        price = self._oracle_price
+        if tips:
+            tips.sort()
+            price = tips[(len(tips) - 1) * ORACLE_PERCENTILE // 100]
+        price = max(ORACLE_MIN_PRICE, min(price, ORACLE_MAX_PRICE))
+        self._oracle_head, self._oracle_price = head.hash, price
+        return price
 
     # -------------------------------------------------------------- events (filters)
 
@@ -705,3 +721,25 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
         fmt = lambda groups: {"0x" + s.hex(): {str(p.nonce): line(p) for p in ps} for s, ps in sorted(groups.items())}
         return {"pending": fmt(pending), "queued": fmt(queued)}
     reg("txpool_inspect", txpool_inspect)
+
+
+def register_subnet(svc: EthService, api: EthAPI, chain: SubnetEVMChain) -> None:
+    """subnet-EVM's own eth_ methods (internal/ethapi api_extra.go)."""
+
+    def fee_config(tag: Any = None) -> dict:
+        block = api.resolve(tag, 0)
+        assert block is not None
+        return chain.fee_config_json(block)
+    svc.register("eth_feeConfig", fee_config, 0, 1)
+    svc.register("eth_getChainConfig", chain.chain_config_json)
+
+    def timestamp(value: Any) -> int:
+        """A `*uint64` argument: a JSON number, else the head's timestamp."""
+        if value is None:
+            return chain.head.header.timestamp
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 64:
+            kind = "string" if isinstance(value, str) else "number" if isinstance(value, (int, float)) else "object"
+            raise InvalidParams(f"invalid argument 0: json: cannot unmarshal {kind} into Go value of type uint64")
+        return value
+    svc.register("eth_getActivePrecompilesAt", lambda ts=None: chain.active_precompiles_json(timestamp(ts)), 0, 1)
+    svc.register("eth_getActiveRulesAt", lambda ts=None: chain.active_rules_json(timestamp(ts)), 0, 1)

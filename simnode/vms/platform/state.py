@@ -21,9 +21,7 @@ Keys (after ``P/``):
     r<stakerTxID><idx4>       reward UTXO bytes (getRewardUTXOs)
     y<txID>                   staking history (status, rewards) for the Data API
     v<height8>                validator-set diffs of the block at that height
-    x<height8>                the block's notes for the index: what it did that its txs do not say
-                              (stakers that ended, L1 validator records written, L1 balance
-                              refunds, the L1 fee counter); only for blocks that have some
+    f<height8>                what the block did that the state does not keep (facts.py), for the index
 
 Validator sets (`vset`, what getValidatorsAt and Warp read) are as AvalancheGo's validator
 manager holds them: an L1's inactive validators are one keyless entry under the empty node ID
@@ -43,6 +41,7 @@ from simnode.codec.stakeable import StakeableLockOut
 from simnode.store import Batch, Store, key_suffixes, pack, unpack
 from simnode.warp.validators import WarpSet, canonical_set
 
+from .facts import DELEGATORS, VALIDATORS, BlockFacts
 from .txs import P_REGISTRY
 
 PREFIX = b"P/"
@@ -62,7 +61,7 @@ K_REWARD = PREFIX + b"r"
 K_HISTORY = PREFIX + b"y"
 K_VDIFF = PREFIX + b"v"
 K_L1_PREIMAGE = PREFIX + b"p"
-K_NOTES = PREFIX + b"x"
+K_FACTS = PREFIX + b"f"
 
 PRIMARY = bytes(32)
 PLATFORM_CHAIN_ID = bytes(32)
@@ -186,10 +185,7 @@ class State:
         # weights of the validator sets (what getValidatorsAt and Warp use): subnet -> node -> [weight, pk]
         self.vset: dict[bytes, dict[bytes, list]] = {}
         self._vdiff: dict[tuple[bytes, bytes], tuple[int, bytes | None]] = {}
-        # what the open block did that its txs do not say (K_NOTES): ended stakers, L1 records, refunds
-        self.ended: list[bytes] = []
-        self.l1_written: dict[bytes, bytes | None] = {}
-        self.refunds: list[UTXO] = []
+        self.facts = BlockFacts()  # of the block being built
 
     # ----------------------------------------------------------------------------- raw access
 
@@ -247,6 +243,10 @@ class State:
         for addr in (owners.addresses if owners else ()):
             self.put(K_ADDR + addr + uid, b"")
 
+    def add_refund(self, utxo: UTXO) -> None:
+        """An L1 validator's balance paid back: a UTXO no tx output says, so the block's facts list it."""
+        self.add_utxo(utxo)
+        self.facts.refunds.append(encode_utxo(utxo, P_REGISTRY))
     def delete_utxo(self, utxo_id: bytes) -> None:
         utxo = self.get_utxo(utxo_id)
         if utxo is None:
@@ -279,6 +279,7 @@ class State:
     def put_staker(self, s: Staker) -> None:
         self._note_vset(s.subnet_id, s.node_id)
         self._index_staker(s)
+        self.facts.staker(s.subnet_id, VALIDATORS if s.is_validator else DELEGATORS, 1, s.weight)
         self.put(K_STAKER + s.tx_id, pack(s.to_record()))
 
     def update_staker(self, s: Staker) -> None:
@@ -286,6 +287,7 @@ class State:
 
     def remove_staker(self, s: Staker) -> None:
         self._note_vset(s.subnet_id, s.node_id)
+        self.facts.staker(s.subnet_id, VALIDATORS if s.is_validator else DELEGATORS, -1, -s.weight)
         self.stakers.pop(s.tx_id, None)
         if s.is_validator:
             vs = self.validators.get(s.subnet_id, {})
@@ -430,6 +432,10 @@ class State:
         old = self.l1.get(v.validation_id)
         if old is not None:
             self._unindex_l1(old)
+            self.facts.staker(v.subnet_id, VALIDATORS, -1, -old.weight)
+        if v.weight:
+            self.facts.staker(v.subnet_id, VALIDATORS, 1, v.weight)
+        self.facts.l1[v.validation_id] = v.to_record()
         if v.weight == 0:
             # Removed: drop it entirely (AvalancheGo deletes the validator with weight 0).
             self.delete(K_L1 + v.validation_id)
@@ -438,7 +444,6 @@ class State:
             self._index_l1(v)
             self.put(K_L1 + v.validation_id, pack(v.to_record()))
             self.put(K_L1_NODE + v.subnet_id + v.node_id, v.validation_id)
-        self.l1_written[v.validation_id] = pack(v.to_record())
 
     def put_l1_preimage(self, validation_id: bytes, justification: bytes) -> None:
         self.put(K_L1_PREIMAGE + validation_id, justification)
@@ -481,6 +486,17 @@ class State:
         raw = self.get(K_TX + tx_id)
         return None if raw is None else unpack(raw)
 
+    def put_facts(self, height: int, time: int) -> list:
+        """Store the facts gathered since the last block at `height` (a block's time); returns them."""
+        record = self.facts.record(time, self.meta.accrued_fees)
+        self.facts = BlockFacts()
+        self.put(K_FACTS + height.to_bytes(8, "big"), pack(record))
+        return record
+
+    def facts_at(self, height: int) -> list | None:
+        raw = self.get(K_FACTS + height.to_bytes(8, "big"))
+        return None if raw is None else unpack(raw)
+
     def put_block(self, block_id: bytes, height: int, block_bytes: bytes) -> None:
         self.put(K_BLOCK + block_id, block_bytes)
         self.put(K_HEIGHT + height.to_bytes(8, "big"), block_id)
@@ -507,21 +523,6 @@ class State:
     def iter_history(self):
         for k, v in self.iterate(K_HISTORY):
             yield k[len(K_HISTORY):], unpack(v)
-
-    def put_notes(self, height: int) -> None:
-        """Write the open block's notes (K_NOTES) at `height`, if it has any, and start afresh."""
-        if self.ended or self.l1_written or self.refunds:
-            self.put(K_NOTES + height.to_bytes(8, "big"), pack({
-                "ended": self.ended, "l1": sorted(self.l1_written.items()),
-                "refunds": [encode_utxo(u, P_REGISTRY) for u in self.refunds], "acc": self.meta.accrued_fees}))
-        self.clear_notes()
-
-    def clear_notes(self) -> None:
-        self.ended, self.l1_written, self.refunds = [], {}, []
-
-    def notes(self, height: int) -> dict | None:
-        raw = self.get(K_NOTES + height.to_bytes(8, "big"))
-        return None if raw is None else unpack(raw)
 
 
 def reward_output(amount: int, owner: OutputOwners) -> TransferOutput:

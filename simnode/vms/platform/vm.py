@@ -159,9 +159,8 @@ class PlatformVM:
         st.meta.height = 0
         st.meta.last_block_id = g.p_genesis_block_id
         st.flush_vdiff(0)
+        self._index_block(0, g.p_genesis_block_id, genesis_block, st.put_facts(0, g.start_time))
         st.save_meta()
-        if self.ctx.indexer is not None:
-            self.ctx.indexer.block_accepted(self, self.block_row(0), st.w)
         st.w.commit()
         st.w = None
 
@@ -309,7 +308,6 @@ class PlatformVM:
             self.mempool = keep
             if not included:
                 st.w = None
-                st.clear_notes()
                 if keep:
                     self._schedule_retry(keep)
                 return None
@@ -344,8 +342,7 @@ class PlatformVM:
             height = m.height + 1
             block_id = blocks.block_id(block)
             st.put_block(block_id, height, block)
-            if not accepted:
-                st.put_notes(height)  # what happened on the way to this block belongs to the first
+            self._index_block(height, block_id, block, st.put_facts(height, m.timestamp))
             for s in txs_:
                 st.put_tx(s.tx_id, s.tx_bytes, "Committed", height)
                 self.dropped.pop(s.tx_id, None)
@@ -354,9 +351,6 @@ class PlatformVM:
             accepted.append((height, block_id, [s.tx_id for s in txs_]))
         st.flush_vdiff(m.height)
         st.save_meta()
-        if self.ctx.indexer is not None:
-            for height, _, _ in accepted:
-                self.ctx.indexer.block_accepted(self, self.block_row(height), st.w)
         st.w.commit()
         st.w = None
         for height, block_id, tx_ids in accepted:
@@ -368,14 +362,20 @@ class PlatformVM:
         self._reschedule()
         return m.last_block_id
 
+    def _index_block(self, height: int, block_id: bytes, block: bytes, facts: list) -> None:
+        if self.ctx.indexer is not None:
+            self.ctx.indexer.block_accepted(self, {"height": height, "id": block_id, "b": block, "facts": facts},
+                                            self.state.w)
+
     def block_row(self, height: int) -> dict | None:
-        """The accepted block at `height` as the indexer takes it (the open block's batch
-        included): height, ID, bytes and its notes (State.put_notes)."""
+        """Block `height` as the indexer is handed it: its ID, bytes and facts (None: no such
+        block, or stored before the P-Chain kept its facts)."""
         st = self.state
+        facts = st.facts_at(height)
         block_id = st.block_id_at(height)
-        if block_id is None:
+        if facts is None or block_id is None:
             return None
-        return {"n": height, "id": block_id, "b": st.block_by_id(block_id), "x": st.notes(height)}
+        return {"height": height, "id": block_id, "b": st.block_by_id(block_id), "facts": facts}
 
     # ----------------------------------------------------------------------------- time
 
@@ -438,6 +438,10 @@ class PlatformVM:
         st.remove_stale_expiries(when)
         cfg = self.validator_fee_config
         cost = fees.validator_cost_of(cfg, st.num_active_l1, m.l1_excess, seconds)
+        if cost and st.num_active_l1:
+            st.facts.charged(m.timestamp, seconds, st.num_active_l1, m.l1_excess,
+                             [[v.validation_id, v.subnet_id, v.node_id, min(cost, v.end_accumulated_fee - m.accrued_fees)]
+                              for v in st.l1.values() if v.end_accumulated_fee])
         m.accrued_fees = min(m.accrued_fees + cost, MAX_U64)
         while True:
             v = st.next_l1_to_deactivate()
@@ -548,7 +552,7 @@ class PlatformVM:
     def _history_end(self, s: Staker, status: str, amount: int, utxo_ids: list[bytes], delegatee: int = 0,
                      reward_tx_id: bytes | None = None) -> None:
         """The staker's end in its history; endHeight is the block being built (a reward: its proposal block)."""
-        self.state.ended.append(s.tx_id)
+        self.state.facts.ended.append(s.tx_id)
         rec = self.state.get_history(s.tx_id) or {}
         rec.update({"status": status, "rewardAmount": amount, "delegateeReward": delegatee,
                     "rewardUTXOs": utxo_ids, "rewardTxID": reward_tx_id,
@@ -632,18 +636,14 @@ class PlatformVM:
             if v.end_accumulated_fee != 0:
                 remaining = v.end_accumulated_fee - st.meta.accrued_fees
                 owner = pchain_owner_from_bytes(v.remaining_balance_owner)
-                refund = UTXO(tx_id, len(tx.base.outs), self.avax_asset_id,
-                              TransferOutput(remaining, owner.as_output_owners()))
-                st.add_utxo(refund)
-                st.refunds.append(refund)
+                st.add_refund(UTXO(tx_id, len(tx.base.outs), self.avax_asset_id,
+                                  TransferOutput(remaining, owner.as_output_owners())))
                 st.put_l1(replace(v, end_accumulated_fee=0))
         if eff.l1_weight is not None:
             v, nonce, weight, refund, n_outs = eff.l1_weight
             if refund:
                 owner = pchain_owner_from_bytes(v.remaining_balance_owner)
-                u = UTXO(tx_id, n_outs, self.avax_asset_id, TransferOutput(refund, owner.as_output_owners()))
-                st.add_utxo(u)
-                st.refunds.append(u)
+                st.add_refund(UTXO(tx_id, n_outs, self.avax_asset_id, TransferOutput(refund, owner.as_output_owners())))
             st.put_l1(replace(v, min_nonce=min(nonce + 1, MAX_U64), weight=weight,
                               end_accumulated_fee=0 if weight == 0 else v.end_accumulated_fee))
 
