@@ -167,6 +167,13 @@ def test_balances_now_and_at_a_past_block_timestamp(h, rec):
         for asset in (h.node.genesis.avax_asset_id, rec.asset):
             want = int(call(h.url + "/ext/bc/X", "avm.getBalance", {"address": x, "assetID": id_to_str(asset)})["balance"])
             assert got.get(id_to_str(asset), 0) == want
+    # the P -> X export waited in X's shared memory until alice imported it
+    exported_at, _, alice_x, _ = rec.balances[7]
+    assert alice_x == rec.addr("X", rec.alice)
+    for when, amount in ((exported_at, 30 * primary_scenario.AVAX), (rec.balances[-1][0], 0)):
+        atomic = api(h.url, f"{N}/blockchains/x-chain/balances{q(addresses=alice_x, blockTimestamp=when)}")
+        assert [(a["amount"], a["sharedWithChainId"]) for a in atomic["balances"]["atomicMemoryUnlocked"]] == (
+            [(str(amount), id_to_str(bytes(32)))] if amount else [])
     # the stake while the validator staked: what getCurrentValidators said it held
     staking_time = rec.balances[8][0]  # four answers per record_balances: the third, after staking
     staked = p_sums(api(h.url, f"{N}/blockchains/p-chain/balances"
