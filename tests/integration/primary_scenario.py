@@ -164,7 +164,8 @@ class Driver:
 
     def warp(self, payload: bytes) -> bytes:
         """A message of the L1's manager, signed by the L1's validators through the aggregator."""
-        unsigned = UnsignedMessage(self.node.config.network_id, self.rec.chain, AddressedCall(MANAGER, payload).encode())
+        call_payload = AddressedCall(MANAGER, payload).encode()
+        unsigned = UnsignedMessage(self.node.config.network_id, self.rec.chain, call_payload)
         self.h.call(self.node.warp_signer.add_off_chain_message, unsigned.encoded)
         return self.h.call(self.node.aggregator.aggregate, AggregationRequest(unsigned.encoded)).encoded
 

@@ -85,7 +85,8 @@ def consumed_by(h, letter: str, tx_hash: str) -> set[str]:
     _, endpoint, ns, _ = CHAINS[letter]
     if letter == "C":
         raw = call(h.url + endpoint, "avax.getAtomicTx", {"txID": tx_hash, "encoding": "hex"})["tx"]
-        return {id_to_str(i.utxo_id) for i in getattr(parse_tx(bytes.fromhex(raw[2:])[:-4]).unsigned, "imported_inputs", ())}
+        unsigned = parse_tx(bytes.fromhex(raw[2:])[:-4]).unsigned
+        return {id_to_str(i.utxo_id) for i in getattr(unsigned, "imported_inputs", ())}
     tx = call(h.url + endpoint, f"{ns}.getTx", {"txID": tx_hash, "encoding": "json"})["tx"]["unsignedTx"]
     ins = list(tx.get("inputs") or []) + list(tx.get("importedInputs") or [])
     return {id_to_str(utxo_id(id_from_str(i["txID"]), i["outputIndex"])) for i in ins}
@@ -160,12 +161,14 @@ def test_balances_now_and_at_a_past_block_timestamp(h, rec):
         p = rec.addr("P", payload)
         now = call(h.url + "/ext/bc/P", "platform.getBalance", {"addresses": [p]})
         sums = p_sums(api(h.url, f"{N}/blockchains/p-chain/balances{q(addresses=p)}"))
-        assert (sums["unlockedUnstaked"], sums["lockedStakeable"]) == (int(now["unlocked"]), int(now["lockedStakeable"]))
+        assert (sums["unlockedUnstaked"], sums["lockedStakeable"]) == (
+            int(now["unlocked"]), int(now["lockedStakeable"]))
         x = rec.addr("X", payload)
         got = {a["assetId"]: int(a["amount"]) for a in
                api(h.url, f"{N}/blockchains/x-chain/balances{q(addresses=x)}")["balances"]["unlocked"]}
         for asset in (h.node.genesis.avax_asset_id, rec.asset):
-            want = int(call(h.url + "/ext/bc/X", "avm.getBalance", {"address": x, "assetID": id_to_str(asset)})["balance"])
+            want = int(call(h.url + "/ext/bc/X", "avm.getBalance",
+                            {"address": x, "assetID": id_to_str(asset)})["balance"])
             assert got.get(id_to_str(asset), 0) == want
     # the P -> X export waited in X's shared memory until alice imported it
     exported_at, _, alice_x, _ = rec.balances[7]
@@ -284,3 +287,16 @@ def test_reindex_rebuilds_the_primary_network_rows_byte_for_byte(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("indexed blocks 0..") >= 3  # P, X, C
     assert stored_index(data) == indexed
+
+
+def test_blocks_are_the_chains_and_this_node_proposed_them(h, rec):
+    height = int(call(h.url + "/ext/bc/P", "platform.getHeight")["height"])
+    blocks = api(h.url, f"{N}/blockchains/p-chain/blocks?pageSize=100")["blocks"]
+    assert [int(b["blockNumber"]) for b in blocks] == list(range(height, -1, -1))
+    own = node_id_to_str(h.node.node_id)
+    assert api(h.url, f"{N}/blockchains/p-chain/nodes/{own}/blocks?pageSize=100")["blocks"] == blocks
+    other = node_id_to_str(rec.validator_node)
+    assert api(h.url, f"{N}/blockchains/p-chain/nodes/{other}/blocks")["blocks"] == []
+    x_height = int(call(h.url + "/ext/bc/X", "avm.getHeight")["height"])
+    x_blocks = api(h.url, f"{N}/blockchains/x-chain/blocks?pageSize=100")["blocks"]
+    assert [int(b["blockNumber"]) for b in x_blocks] == list(range(x_height, -1, -1))
