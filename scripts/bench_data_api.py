@@ -22,14 +22,15 @@ the index's write cost.
       and the hot address's transactions:listErc20 and transactions:listNative (first page,
       and the middle page by its pageToken), default pageSize 10;
    plus the indexing time per block and per tx.
-   The same for the primary network (the P-Chain): synthetic P-Chain blocks (five BaseTxs, each
-   spending an output of the block before and paying one of 1000 addresses and a "hot" address,
-   plus one AddPermissionlessValidatorTx) go through Indexer.block_accepted, the P-Chain's path,
-   into the node's P-Chain index until it holds each --rows figure more rows; timed: the hot
-   address's UTXOs (first page, a middle page by cursor, by amount) and the validators list (by
-   block index, by time remaining) in-process (simnode.index.primary.query), and server side
-   GET .../p-chain/utxos?addresses=<hot> (by time and by amount) and GET .../validators (by block
-   index and by timeRemaining), pageSize 10. The VM's staker history the P family reads is
+   The same for the primary network: synthetic P-Chain blocks (five BaseTxs, each spending an
+   output of the block before and paying one of 1000 addresses and a "hot" address, plus one
+   AddPermissionlessValidatorTx) and X-Chain blocks (five such BaseTxs), in turn, go through
+   Indexer.block_accepted, the path of each chain's accepted blocks, into a node's index until
+   it holds each --rows figure more rows; timed: the hot address's P-Chain UTXOs (first page, a
+   middle page by cursor, by amount) and X-Chain UTXOs, and the validators list (by block index,
+   by time remaining) in-process (simnode.index.primary.query), and server side
+   GET .../p-chain/utxos?addresses=<hot> (by time and by amount), .../x-chain/utxos, and
+   GET .../validators (by block index and by timeRemaining), pageSize 10. The VM's staker history the P family reads is
    what the synthetic chain says it holds (SyntheticHistory).
 2) Instruction counts (callgrind: steady however busy the machine is) per transfer of an EVM
    chain building blocks of 20 transfers through EVMChain.build_block on LevelDB, with the index
@@ -298,7 +299,7 @@ def bench_queries(targets: list[int], samples: int, rounds: int = 10) -> list[di
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-# ------------------------------------------------------------------ the primary network (P-Chain)
+# ------------------------------------------------------------------ the primary network (P- and X-Chain)
 
 
 @dataclass
@@ -376,29 +377,72 @@ class SyntheticPChain:
         return {"height": n, "id": self.parent, "b": raw, "facts": facts}
 
 
+@dataclass
+class SyntheticXChain:
+    """The node's X-Chain as the indexer sees it, with synthetic blocks of TXS_PER_BLOCK BaseTxs
+    (as the P-Chain's: each spends an output of the block before, pays one of 1000 addresses and
+    the hot address)."""
+
+    vm: object
+    number: int = 0
+    parent: bytes = bytes(32)
+    previous: list = field(default_factory=list)
+
+    def __getattr__(self, name: str):  # chain_id, vm_id, avax_asset_id, genesis, name
+        return getattr(self.vm, name)
+
+    def block(self) -> dict:
+        from simnode.codec.avax import BaseTxFields, TransferableInput, TransferableOutput
+        from simnode.codec.secp256k1fx import Input, OutputOwners, TransferInput, TransferOutput
+        from simnode.vms.avm.blocks import build_block
+        from simnode.vms.avm.txs import BaseTx, encode_tx
+        self.number += 1
+        n, avax = self.number, self.avax_asset_id
+        hot = OutputOwners(0, 1, (HOT,))
+        txs, made = [], []
+        previous = self.previous or [(keccak256(b"x" + _int(i + 1)), 10**17) for i in range(TXS_PER_BLOCK)]
+        for i in range(TXS_PER_BLOCK):
+            k = n * TXS_PER_BLOCK + i
+            tx_id, amount = previous[i]
+            ins = (TransferableInput(tx_id, 0, avax, TransferInput(amount, Input((0,)))),)
+            left = amount - 1000 - (k + 1)
+            outs = (TransferableOutput(avax, TransferOutput(left, SyntheticPChain.owner(k))),
+                    TransferableOutput(avax, TransferOutput(k + 1, hot)))
+            tx = encode_tx(BaseTx(BaseTxFields(self.network_id, self.chain_id, outs, ins, b"")), [])
+            txs.append(tx)
+            made.append((tx.id, left))
+        self.previous = made
+        blk = build_block(self.parent, n, 1_800_000_000 + n, txs)
+        self.parent = blk.id
+        return {"n": n, "id": blk.id, "b": blk.bytes}
+
+
 def feed_primary(node: Node, target: int) -> dict:
-    """Synthetic P-Chain blocks through the indexer (the P-Chain's families, as its accepted
-    blocks take them) into the node's index until it holds `target` more rows."""
+    """Synthetic P- and X-Chain blocks, in turn, through the indexer (each chain's families, as its
+    accepted blocks take them) into the node's index until it holds `target` more rows."""
     store = node.store
-    chain = SyntheticPChain(node.chains[bytes(32)])
-    chain.number = chain.vm.height  # go on after the node's own P-Chain blocks
-    chain.parent = chain.vm.state.meta.last_block_id
+    p_chain = SyntheticPChain(node.chains[bytes(32)])
+    p_chain.number = p_chain.vm.height  # go on after the node's own blocks
+    p_chain.parent = p_chain.vm.state.meta.last_block_id
+    x_vm = node.chains[node.genesis.x_chain_id]
+    x_chain = SyntheticXChain(x_vm, x_vm.height(), x_vm.last_accepted_block().id)
     indexer = Indexer(store)
     start = sum(1 for _ in store.iterate(b"ix/"))
     rows, index_s, blocks = start, 0.0, 0
     while rows < start + target:
         while rows < start + target:
-            row = chain.block()
-            batch = store.batch()
-            t = time.perf_counter()
-            indexer.block_accepted(chain, row, batch)
-            index_s += time.perf_counter() - t
-            rows += len(batch.changes)
-            blocks += 1
-            batch.commit()
+            for chain in (p_chain, x_chain):  # half the rows each, about
+                row = chain.block()
+                batch = store.batch()
+                t = time.perf_counter()
+                indexer.block_accepted(chain, row, batch)
+                index_s += time.perf_counter() - t
+                rows += len(batch.changes)
+                blocks += 1
+                batch.commit()
         rows = sum(1 for _ in store.iterate(b"ix/"))
-    return {"index_rows": rows - start, "p_blocks": blocks, "validators": blocks, "hot_utxos": blocks * TXS_PER_BLOCK,
-            "index_us_per_block": round(index_s / blocks * 1e6, 1)}
+    return {"index_rows": rows - start, "p_and_x_blocks": blocks, "validators": blocks // 2,
+            "hot_utxos": blocks * TXS_PER_BLOCK, "index_us_per_block": round(index_s / blocks * 1e6, 1)}
 
 
 async def handle_list(api: DataAPI, path: str, key: str) -> float:
@@ -419,6 +463,7 @@ def primary_timed(node: Node) -> tuple[dict, dict]:
     from simnode.index.primary import query as pq
     pid = bytes(32)
     store = node.store
+    xid = node.genesis.x_chain_id
     hot_total = len(pq.utxos(store, pid, [HOT], 1_000_000).items)
     deep = middle_cursor(lambda c: pq.utxos(store, pid, [HOT], PAGE, c), hot_total)
     f = pq.ValidatorFilter(now=node.chains[pid].clock.now())
@@ -426,6 +471,7 @@ def primary_timed(node: Node) -> tuple[dict, dict]:
         "p_utxos_hot_page": lambda: pq.utxos(store, pid, [HOT], PAGE),
         "p_utxos_hot_deep_page": lambda: pq.utxos(store, pid, [HOT], PAGE, deep),
         "p_utxos_hot_by_amount_page": lambda: pq.utxos(store, pid, [HOT], PAGE, by_amount=True),
+        "x_utxos_hot_page": lambda: pq.utxos(store, xid, [HOT], PAGE),
         "validators_page": lambda: pq.validators(store, pid, PAGE, None, True, "blockIndex", f, None, lambda r: None),
         "validators_by_end_page": lambda: pq.validators(store, pid, PAGE, None, False, "timeRemaining", f, None,
                                                         lambda r: None),
@@ -435,6 +481,7 @@ def primary_timed(node: Node) -> tuple[dict, dict]:
     paths = {
         "GET p-chain utxos (hot address)": (f"{n}/blockchains/p-chain/utxos?addresses={hot}", "utxos"),
         "GET p-chain utxos by amount": (f"{n}/blockchains/p-chain/utxos?addresses={hot}&sortBy=amount", "utxos"),
+        "GET x-chain utxos (hot address)": (f"{n}/blockchains/x-chain/utxos?addresses=X{hot[1:]}", "utxos"),
         "GET validators": (f"{n}/validators", "validators"),
         "GET validators by timeRemaining": (f"{n}/validators?sortBy=timeRemaining&sortOrder=asc", "validators"),
     }
