@@ -3,7 +3,8 @@ the primary-network scenario (primary_scenario.py) and that the tests only read:
 the document is served and answers per its schema, by every name of a chain and with its filters,
 first pages and next pages; every bad-parameter class gets its 4xx with a NestJS body (an X
 address on a P route, a wrong HRP, a bad bech32 checksum, an unknown blockchainId, subnet, node
-or tx, an out-of-range pageSize, a bad enum, assetId off the X-Chain, a bad page token)."""
+or tx, an out-of-range pageSize, a bad enum, assetId off the X-Chain, a bad page token). A node
+without an index answers them 503."""
 
 from __future__ import annotations
 
@@ -162,3 +163,13 @@ def test_bad_parameters_get_their_4xx(h, rec):
     token = api(h.url, f"{N}/blockchains?pageSize=1")["nextPageToken"]
     nest(h, f"{N}/subnets?pageSize=1&pageToken={token}", 400)
     nest(h, f"{b}/p-chain/utxos", 400, "POST", {"addresses": "nope"})
+
+
+def test_a_node_without_the_index_answers_503():
+    with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, log_level="WARN", index=False)) as h:
+        message = ("this node keeps no Data API index (it was started with --no-index): start it without "
+                   "--no-index to serve the primary network's data")
+        p_addr = format_address("P", h.node.genesis.hrp, primary_scenario.address_of(primary_scenario.EWOQ))
+        for path in (f"{N}/validators", f"{N}/subnets", f"{N}/blockchains/p-chain/utxos{q(addresses=p_addr)}",
+                     f"{N}/blockchains/x-chain/blocks", f"{N}/blockchains/p-chain/balances{q(addresses=p_addr)}"):
+            assert nest(h, path, 503) == message, path

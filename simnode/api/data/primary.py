@@ -75,8 +75,8 @@ def primary_chain(ctx: RequestContext, name: str) -> Any:
 
 def index_on(ctx: RequestContext) -> None:
     if ctx.node.indexer is None:
-        raise ApiError(503, "this node runs with --no-index: the Data API has no P/X-Chain data "
-                            "(run `simnode reindex` or start without --no-index)")
+        raise ApiError(503, "this node keeps no Data API index (it was started with --no-index): "
+                            "start it without --no-index to serve the primary network's data")
 
 
 # ------------------------------------------------------------------------------ addresses
