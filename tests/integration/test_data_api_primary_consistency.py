@@ -267,7 +267,14 @@ def test_page_size_one_walks_give_the_big_page(h, rec):
              (f"{N}/blockchains/x-chain/transactions", "transactions", 100),
              (f"{N}/blockchains/p-chain/transactions:listStaking{q(addresses=rec.addr('P', rec.ewoq))}",
               "transactions", 100),
-             (f"{N}/rewards{q(addresses=rec.addr('P', rec.alice)[2:])}", "historicalRewards", 100)]
+             (f"{N}/rewards{q(addresses=rec.addr('P', rec.alice)[2:])}", "historicalRewards", 100),
+             (f"{N}/rewards:listPending{q(addresses=rec.addr('P', rec.ewoq)[2:])}", "pendingRewards", 100),
+             (f"{N}/validators{q(sortBy='timeRemaining', sortOrder='asc')}", "validators", 100),
+             (f"{N}/delegators{q(nodeIds=node_id_to_str(rec.validator_node))}", "delegators", 100),
+             (f"{N}/blockchains/x-chain/blocks", "blocks", 100),
+             (f"{N}/blockchains/p-chain/transactions", "transactions", 100),
+             (f"{N}/blockchains/c-chain/transactions", "transactions", 100),
+             (f"{N}/blockchains/x-chain/assets/{id_to_str(rec.asset)}/transactions", "transactions", 100)]
     for path, key, big in lists:
         one, whole = walk(h, path, key, big)
         assert whole and one == whole, path
