@@ -254,6 +254,12 @@ def test_l1_validators_equal_the_nodes(h, rec):
     subnet = api(h.url, f"{N}/subnets/{id_to_str(rec.subnet)}")
     assert subnet["isL1"] and subnet["l1ConversionTransactionHash"] == id_to_str(rec.convert_tx)
     assert [c["blockchainId"] for c in subnet["blockchains"]] == [id_to_str(rec.chain)]
+    chain = api(h.url, f"{N}/blockchains/{id_to_str(rec.chain)}")
+    g = primary_scenario.CHAIN_GENESIS
+    assert (chain["evmChainId"], chain["blockchainName"], chain["subnetId"]) == (77777, "scenario", id_to_str(rec.subnet))
+    assert chain["genesisData"]["alloc"] == g["alloc"] and chain["genesisData"]["gasLimit"] == g["gasLimit"]
+    assert chain["genesisData"]["config"]["feeConfig"] == g["config"]["feeConfig"]
+    assert chain["genesisData"]["baseFeePerGas"] == int(g["baseFeePerGas"], 16)
 
 
 def test_page_size_one_walks_give_the_big_page(h, rec):
