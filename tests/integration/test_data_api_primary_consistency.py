@@ -256,7 +256,8 @@ def test_l1_validators_equal_the_nodes(h, rec):
     assert [c["blockchainId"] for c in subnet["blockchains"]] == [id_to_str(rec.chain)]
     chain = api(h.url, f"{N}/blockchains/{id_to_str(rec.chain)}")
     g = primary_scenario.CHAIN_GENESIS
-    assert (chain["evmChainId"], chain["blockchainName"], chain["subnetId"]) == (77777, "scenario", id_to_str(rec.subnet))
+    assert (chain["evmChainId"], chain["blockchainName"], chain["subnetId"]) == (
+        77777, "scenario", id_to_str(rec.subnet))
     assert chain["genesisData"]["alloc"] == g["alloc"] and chain["genesisData"]["gasLimit"] == g["gasLimit"]
     assert chain["genesisData"]["config"]["feeConfig"] == g["config"]["feeConfig"]
     assert chain["genesisData"]["baseFeePerGas"] == int(g["baseFeePerGas"], 16)
