@@ -314,3 +314,27 @@ def test_blocks_are_the_chains_and_this_node_proposed_them(h, rec):
     x_height = int(call(h.url + "/ext/bc/X", "avm.getHeight")["height"])
     x_blocks = api(h.url, f"{N}/blockchains/x-chain/blocks?pageSize=100")["blocks"]
     assert [int(b["blockNumber"]) for b in x_blocks] == list(range(x_height, -1, -1))
+
+
+def test_transaction_filters_select_the_matching_txs(h, rec):
+    path = f"{N}/blockchains/p-chain/transactions"
+    every = api(h.url, f"{path}?pageSize=100")["transactions"]
+    assert every and every == sorted(every, key=lambda t: (t["blockTimestamp"], int(t["blockNumber"])), reverse=True)
+    times = sorted({t["blockTimestamp"] for t in every})
+    lo, hi = times[1], times[-2]
+    ranged = api(h.url, f"{path}{q(startTimestamp=lo, endTimestamp=hi, pageSize=100)}")["transactions"]
+    assert [t["txHash"] for t in ranged] == [t["txHash"] for t in every if lo <= t["blockTimestamp"] <= hi]
+    kinds = ("AddPermissionlessDelegatorTx", "ConvertSubnetToL1Tx")
+    typed = api(h.url, f"{path}?pageSize=100&txTypes={kinds[0]}&txTypes={kinds[1]}")["transactions"]
+    assert [t["txHash"] for t in typed] == [t["txHash"] for t in every if t["txType"] in kinds]
+    assert {t["txHash"] for t in typed} >= {id_to_str(d) for d in rec.delegator_txs} | {id_to_str(rec.convert_tx)}
+    about = api(h.url, f"{path}{q(l1ValidationId=id_to_str(rec.validation_ids[2]))}")["transactions"]
+    assert [t["txType"] for t in about] == ["SetL1ValidatorWeightTx", "RegisterL1ValidatorTx"]
+    alice = rec.addr("X", rec.alice)[2:]
+    mine = api(h.url, f"{N}/blockchains/x-chain/transactions{q(addresses=rec.addr('X', rec.alice), pageSize=100)}")
+    everyone = api(h.url, f"{N}/blockchains/x-chain/transactions?pageSize=100")["transactions"]
+
+    def touches(tx: dict) -> bool:
+        return any(alice in u["addresses"] for key in ("consumedUtxos", "emittedUtxos") for u in tx.get(key, ()))
+    assert [t["txHash"] for t in mine["transactions"]] == [t["txHash"] for t in everyone if touches(t)]
+    assert len(mine["transactions"]) >= 3  # paid, paying back, importing
