@@ -210,6 +210,10 @@ def test_validators_and_delegators_equal_the_nodes_with_rewards(h, rec):
     # listStaking lists the stakers still staking: none of alice's (the scenario's reward owner)
     staking = f"{N}/blockchains/p-chain/transactions:listStaking{q(addresses=rec.addr('P', rec.alice))}"
     assert api(h.url, staking)["transactions"] == []
+    # every validation: the current ones, the scenario's completed one and its removed subnet validator
+    every = api(h.url, f"{N}/validators{q(pageSize=100)}")["validators"]
+    assert sorted(v["txHash"] for v in every) == sorted(
+        [v["txID"] for v in now] + [id_to_str(rec.validator_tx), id_to_str(rec.permissioned_tx)])
     # filters and sorts
     removed = api(h.url, f"{N}/validators{q(validationStatus='removed')}")["validators"]
     assert [v["txHash"] for v in removed] == [id_to_str(rec.permissioned_tx)]
