@@ -7,7 +7,8 @@ delegators equal `platform.getCurrentValidators` plus the ended ones with their 
 amounts (`platform.getRewardUTXOs`), through the filters and sorts; L1 validators equal
 `platform.getL1Validator`; a `pageSize=1` walk of every list gives what one big page gives. A
 second test runs the scenario on a node with a data directory and checks that `simnode reindex`
-rebuilds the P/X/C-atomic rows byte for byte."""
+rebuilds the P/X/C-atomic rows byte for byte; a third that `simnode.revert` takes them back with
+the chains."""
 
 from __future__ import annotations
 
@@ -17,13 +18,14 @@ from typing import Any
 
 import pytest
 
-from simnode.codec import decode_utxo
+from simnode.codec import TransferableOutput, TransferOutput, decode_utxo
 from simnode.config import NodeConfig
 from simnode.formats import id_from_str, id_to_str, node_id_to_str
 from simnode.formats.ids import utxo_id
 from simnode.index.keys import chain_space
 from simnode.index.primary.layout import UO
 from simnode.node import Node
+from simnode.vms.avm.builder import owner
 from simnode.vms.avm.txs import X_REGISTRY
 from simnode.vms.evm.atomic_txs import C_REGISTRY, parse_tx
 from simnode.vms.platform.txs import P_REGISTRY
@@ -342,3 +344,18 @@ def test_transaction_filters_select_the_matching_txs(h, rec):
         return any(alice in u["addresses"] for key in ("consumedUtxos", "emittedUtxos") for u in tx.get(key, ()))
     assert [t["txHash"] for t in mine["transactions"]] == [t["txHash"] for t in everyone if touches(t)]
     assert len(mine["transactions"]) >= 3  # paid, paying back, importing
+
+
+def test_revert_moves_the_primary_network_rows_back():
+    with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, clock_mode="virtual", log_level="WARN")) as h:
+        d = primary_scenario.Driver(h)
+        before = dict(h.node.store.iterate(b"ix/"))
+        snap = call(h.url + "/ext/simnode", "simnode.snapshot")["id"]
+        d.x(primary_scenario.EWOQ, lambda w: w.base_tx([TransferableOutput(
+            d.avax, TransferOutput(5 * primary_scenario.AVAX, owner(d.rec.alice)))]))
+        d.p(lambda b: b.export_tx(d.x_id, d.rec.alice, 3 * primary_scenario.AVAX))
+        alice = d.rec.addr("X", d.rec.alice)
+        assert api(h.url, f"{N}/blockchains/x-chain/utxos{q(addresses=alice)}")["utxos"]
+        assert call(h.url + "/ext/simnode", "simnode.revert", {"id": snap})["reverted"] is True
+        assert dict(h.node.store.iterate(b"ix/")) == before
+        assert api(h.url, f"{N}/blockchains/x-chain/utxos{q(addresses=alice)}")["utxos"] == []
