@@ -7,7 +7,8 @@ and, for the first family of a VM (the one whose rows the chain's blocks are rea
     head_number(chain) -> int                        the chain's last accepted block
     block_row(chain, number) -> dict | None          a stored block row, as index_block takes it
 Several families of one VM index the same block row, in their order (metrics after the EVM
-tables). Later families (P- and X-Chain UTXOs and stakers, ICM) register here the same way.
+tables; the C-Chain's atomic txs, primary/catomic.py, after both). Later families (ICM) register
+here the same way.
 
 Every row of an accepted block goes into the block's own batch (with the marker), so the index
 is never ahead of or behind its chain; snapshot/revert undoes both together.
@@ -21,16 +22,17 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
-from ..formats.ids import EVM_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID
+from ..formats.ids import AVM_VM_ID, EVM_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID
 from ..store import Batch, Store
 from .keys import NS, marker, u64
 
 log = logging.getLogger("simnode.index")
 
 FAMILIES: dict[bytes, tuple[str, ...]] = {
-    EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm"),
+    EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm", "simnode.index.primary.catomic"),
     SUBNET_EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm"),
-    PLATFORM_VM_ID: ("simnode.index.metrics.platform",),
+    PLATFORM_VM_ID: ("simnode.index.metrics.platform", "simnode.index.primary.platform"),
+    AVM_VM_ID: ("simnode.index.primary.avm",),
 }
 CHUNK_BLOCKS = 1000  # blocks per batch when catching up or rebuilding
 

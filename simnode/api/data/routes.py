@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import (balances, chains, evm_addresses, evm_balances, evm_blocks, evm_contracts, evm_metrics, evm_nfts,
-               evm_transactions, health, staking_metrics)
+               evm_transactions, health, primary_routes, staking_metrics)
 from .context import RequestContext
 from .spec import Operation
 
@@ -69,6 +69,8 @@ HANDLERS: dict[tuple[str, str], Handler] = {
     ("GET", "/v2/validation/{l1ValidationId}/metrics/{metric}"): staking_metrics.validation_metric,
     ("GET", "/v2/validator/{nodeId}/metrics/{metric}"): staking_metrics.node_metric,
     ("GET", "/v2/subnet/{subnetId}/metrics/{metric}"): staking_metrics.subnet_metric,
+    # primary-network routes on the index
+    **primary_routes.ROUTES,
 }
 
 _NO_ICM_INDEX = "ICM message counts need the index of ICM messages, which this simnode does not keep yet"
