@@ -2,7 +2,8 @@
 per-chain "last block indexed" marker, catches a chain up, and rebuilds the whole index.
 
 A family is a module (registered by VM ID in FAMILIES, imported on first use) with
-    index_block(chain, row, batch) -> block number   stage the block's rows in `batch`
+    index_block(chain, row, batch) -> block number   stage the block's rows in `batch` (a later
+                                                     family may return None: the first's number counts)
 and, for the first family of a VM (the one whose rows the chain's blocks are read back as),
     head_number(chain) -> int                        the chain's last accepted block
     block_row(chain, number) -> dict | None          a stored block row, as index_block takes it
@@ -29,8 +30,9 @@ from .keys import NS, marker, u64
 log = logging.getLogger("simnode.index")
 
 FAMILIES: dict[bytes, tuple[str, ...]] = {
-    EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm", "simnode.index.primary.catomic"),
-    SUBNET_EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm"),
+    EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm", "simnode.index.primary.catomic",
+                "simnode.index.icm"),
+    SUBNET_EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm", "simnode.index.icm"),
     PLATFORM_VM_ID: ("simnode.index.metrics.platform", "simnode.index.primary.platform"),
     AVM_VM_ID: ("simnode.index.primary.avm",),
 }
@@ -56,9 +58,8 @@ class Indexer:
         fams = self.families(chain)
         if not fams:
             return
-        for fam in fams:
-            number = fam.index_block(chain, row, batch)
-        batch.changes[marker(chain.chain_id)] = u64(number)
+        numbers = [fam.index_block(chain, row, batch) for fam in fams]
+        batch.changes[marker(chain.chain_id)] = u64(numbers[0])
 
     def indexed_head(self, chain: Any) -> int | None:
         raw = self.store.get(marker(chain.chain_id))
