@@ -178,9 +178,8 @@ class Executor:
     def call_detailed(self, args: CallArgs, block: BlockInfo | None, overrides: dict | None = None) -> dict:
         comp = self.run(args, block, overrides=overrides)
         gas = (args.gas if args.gas is not None else RPC_GAS_CAP)
-        used = gas - comp.get_gas_remaining()
-        refund = min(comp.get_gas_refund(), used // 5) if not comp.is_error else 0
-        out: dict[str, Any] = {"gas": used - refund, "errCode": 0, "err": "", "returnData": "0x" + comp.output.hex()}
+        used = gas - comp.get_gas_remaining()  # no refunds (rules.py)
+        out: dict[str, Any] = {"gas": used, "errCode": 0, "err": "", "returnData": "0x" + comp.output.hex()}
         if comp.is_error:
             out["err"] = revert_message(comp.output) if isinstance(comp.error, Revert) else vm_error_text(comp.error)
             out["errCode"] = 3 if isinstance(comp.error, Revert) else 0
@@ -214,10 +213,9 @@ class Executor:
             if isinstance(comp.error, OutOfGas):
                 raise ChainError(f"gas required exceeds allowance ({hi})")
             raise ChainError(vm_error_text(comp.error))
-        used = hi - comp.get_gas_remaining()
-        refund = comp.get_gas_refund()
-        lo = max(used - min(refund, used // 5) - 1, 20999)
-        optimistic = (used + refund + 2300) * 64 // 63
+        used = hi - comp.get_gas_remaining()  # no refunds (rules.py): what the tx is charged
+        lo = max(used - 1, 20999)
+        optimistic = (used + 2300) * 64 // 63
         if optimistic < hi:
             c2 = self.run(args, None, gas=optimistic, state=state)
             if c2.is_error:
@@ -267,9 +265,7 @@ class Executor:
                 continue
             entries.append({"address": "0x" + addr.hex(),
                             "storageKeys": ["0x" + s.to_bytes(32, "big").hex() for s in sorted(touched[addr])]})
-        used = gas - comp.get_gas_remaining()
-        refund = min(comp.get_gas_refund(), used // 5) if not comp.is_error else 0
-        used -= refund
+        used = gas - comp.get_gas_remaining()  # no refunds (rules.py)
         used += sum(2400 + 1900 * len(e["storageKeys"]) for e in entries)
         out: dict[str, Any] = {"accessList": entries, "gasUsed": hex(used)}
         if comp.is_error:

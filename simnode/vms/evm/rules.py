@@ -7,9 +7,12 @@ Differences from Ethereum that matter here:
 * the block builder sets every header field itself, so py-evm's header/block re-validation is
   skipped (it would recompute the tx trie a second time per block);
 * plain value transfers are settled without py-evm's executor (transfer.py), same outcome;
-* every other tx's call frames are recorded while the block executes (calltrace.py).
-The coinbase is coreth's BlackholeAddr, so the priority fee goes to an address nobody controls
-(coreth credits it there too); the base fee is burned.
+* every other tx's call frames are recorded while the block executes (calltrace.py);
+* no gas is refunded and the whole fee goes to the coinbase (`AvalancheComputation`,
+  `AvalancheState`): coreth's state transition since Apricot Phase 1 leaves the refund counter
+  (SSTORE clears) unused (`refundGas(IsApricotPhase1)`) and credits gasUsed × effective gas
+  price, base fee included, to the coinbase, BlackholeAddr on the C-Chain; subnet-evm does the
+  same. simnode runs these current rules at every height.
 
 Block hashes are coreth's (headers.py), not keccak of py-evm's header encoding: BLOCKHASH reads
 them from the canonical number -> hash entries the chain writes (chain.py). C-Chain accounts are
@@ -19,6 +22,7 @@ coreth's five-field StateAccount (`CorethVM`); subnet-EVM's are Ethereum's four 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from eth.abc import BlockAPI, BlockHeaderAPI
 from eth.db.account import AccountDB
@@ -30,7 +34,7 @@ from eth_utils import ValidationError
 from . import rlpcodec, speedups
 from .calltrace import RecordingComputation
 from .headers import BLACKHOLE, ZERO_HASH  # noqa: F401 - the C-Chain's coinbase and zero hash, here for the VM's users
-from .transfer import TransferFastPathState
+from .transfer import PLAIN_COMPUTATIONS, TransferFastPathState
 
 speedups.apply()
 
@@ -106,9 +110,25 @@ class CorethAccountDB(FastAccountDB):
     account_tail = (b"",)
 
 
-# Blocks record their call frames as they execute (calltrace.py); nothing else pays for it.
-AvalancheState = TransferFastPathState.configure(__name__="AvalancheState", account_db_class=FastAccountDB,
-                                                 computation_class=RecordingComputation)
+class AvalancheComputation(RecordingComputation):
+    """No gas refunds: the refund counter never reaches the sender, the receipt's gasUsed or
+    the fee (coreth after Apricot Phase 1, subnet-evm). Blocks record their call frames as they
+    execute (calltrace.py); nothing else pays for it."""
+
+    def get_gas_refund(self) -> int:
+        return 0
+
+
+PLAIN_COMPUTATIONS.add(AvalancheComputation)
+
+
+class AvalancheState(TransferFastPathState):
+    account_db_class = FastAccountDB
+    computation_class = AvalancheComputation
+
+    def get_tip(self, transaction: Any) -> int:
+        # the coinbase is credited gas used × the effective gas price, base fee included
+        return self.get_gas_price(transaction)
 
 
 class AvalancheVM(CancunVM):

@@ -138,11 +138,16 @@ TracingComputation._base_opcodes = CancunComputation.opcodes  # type: ignore[att
 
 
 @functools.cache
-def tracing_vm(vm_class: Any) -> Any:
-    """The chain's VM class (coreth's or subnet-EVM's accounts) with the tracing computation."""
-    state = vm_class.get_state_class().configure(__name__="Tracing" + vm_class.__name__ + "State",
-                                                 computation_class=TracingComputation)
-    return vm_class.configure(__name__="Tracing" + vm_class.__name__, _state_class=state)
+def tracing_vm(vm_class: type) -> type:
+    """`vm_class` (coreth's or subnet-EVM's accounts and rules) with the tracing hooks over its
+    own computation class."""
+    state = vm_class.get_state_class()
+    base = state.computation_class
+    computation = TracingComputation if base is CancunComputation else type(
+        f"Tracing{base.__name__}", (TracingComputation, base), {})
+    return vm_class.configure(__name__=f"Tracing{vm_class.__name__}",
+                              _state_class=state.configure(__name__=f"Tracing{state.__name__}",
+                                                           computation_class=computation))
 
 
 def _tracer_from(config: Any) -> Tracer:
@@ -229,8 +234,5 @@ def register_trace(svc: EthService, api: EthAPI) -> None:
         finally:
             _ACTIVE.pop()
         gas = args.gas or 50_000_000
-        used = gas - comp.get_gas_remaining()
-        if not comp.is_error:
-            used -= min(comp.get_gas_refund(), used // 5)
-        return _result(tracer, comp, used)
+        return _result(tracer, comp, gas - comp.get_gas_remaining())  # no refunds (rules.py)
     svc.register("debug_traceCall", trace_call, 1, 3)

@@ -4,10 +4,11 @@ without building a message, a computation, snapshots and the executor around the
 It applies only when the outcome is fully determined: a call (not a create) with no data to an
 account without code that is not a precompile, no blobs, gas at least the intrinsic gas, and
 credits that cannot overflow. Then the sender pays `intrinsic gas × effective price + value`
-and its nonce goes up, the recipient gets the value, the coinbase gets `intrinsic gas × tip`,
-and EIP-161 removes the recipient or coinbase if the transfer leaves it touched and empty.
-Everything else (and every state whose computation class is not plain Cancun's, e.g. debug
-tracing's) goes through py-evm's executor unchanged.
+and its nonce goes up, the recipient gets the value, the coinbase gets `intrinsic gas × tip`
+(`state.get_tip`: the Avalanche states credit the whole effective price), and EIP-161 removes
+the recipient or coinbase if the transfer leaves it touched and empty. Everything else (and
+every state whose computation class is not in PLAIN_COMPUTATIONS, e.g. debug tracing's) goes
+through py-evm's executor unchanged.
 
 Validation is py-evm's own: the same `transaction.validate()` and `state.validate_transaction`
 calls, so invalid transactions raise the same ValidationError before any state is touched.
@@ -25,7 +26,10 @@ from .calltrace import RecordingComputation
 
 # Tests switch this off to compare against py-evm's full path.
 FAST_TRANSFERS = True
-_PLAIN_COMPUTATIONS = (CancunComputation, RecordingComputation)
+# Computation classes that run no code of their own for a message to an account without code:
+# plain Cancun's, the block recorder's (it records nothing for a call that runs no code) and
+# the classes rules.py adds. Debug tracing's is not one.
+PLAIN_COMPUTATIONS: set[type] = {CancunComputation, RecordingComputation}
 
 
 class TransferComputation:
@@ -71,7 +75,7 @@ def is_plain_transfer(state: CancunState, tx: SignedTransactionAPI) -> bool:
         return False
     # another computation class may run code of its own for any message (tracing, precompiles);
     # the block recorder's records nothing for a call that runs no code
-    if (state.computation_class not in _PLAIN_COMPUTATIONS
+    if (state.computation_class not in PLAIN_COMPUTATIONS
             or to in state.computation_class.get_precompiles()):
         return False
     intrinsic_gas = tx.intrinsic_gas
