@@ -351,7 +351,6 @@ class EVMChain:
         self._blocks: OrderedDict[int, BlockInfo] = OrderedDict()
         self._view: AccountDB | None = None
         self.listeners: list[Callable[[str, Any], None]] = []
-        self._waiters: dict[bytes, list[asyncio.Future]] = {}
         self._mine_scheduled = False
         self.automine = float(getattr(self.config, "block_time", 0) or 0) == 0
         self.interval_ms = 0 if self.automine else int(float(self.config.block_time) * 1000)
@@ -391,11 +390,6 @@ class EVMChain:
         if self._interval_handle is not None:
             self._interval_handle.cancel()
             self._interval_handle = None
-        for futs in self._waiters.values():
-            for f in futs:
-                if not f.done():
-                    f.cancel()
-        self._waiters.clear()
 
     # ------------------------------------------------------------------ genesis / load
 
@@ -698,12 +692,6 @@ class EVMChain:
             self.request_mine()
         return h
 
-    def is_executable(self, h: bytes) -> bool:
-        p = self.pool.get(h)
-        if p is None:
-            return False
-        return self.pending_nonce(p.sender) > p.nonce
-
     # ------------------------------------------------------------------ block production
 
     def request_mine(self) -> None:
@@ -745,11 +733,6 @@ class EVMChain:
         if built < blocks:
             self.mine_empty(blocks - built)
         return blocks
-
-    def wait_included(self, h: bytes) -> asyncio.Future:
-        fut = asyncio.get_running_loop().create_future()
-        self._waiters.setdefault(h, []).append(fut)
-        return fut
 
     def _block_time_ms(self) -> int:
         now = self.clock.now_ms()
@@ -856,21 +839,12 @@ class EVMChain:
         self.head = info
         self.state_root = info.header.state_root
         self._view = None
-        for p in included:
-            self._resolve(p.hash, True)
-        for p in dropped:
-            self._resolve(p.hash, False)
         self._emit("block", self.head)
         return self.head
 
     def _activates_warp(self, parent_time: int, time: int) -> bool:
         """Does a block at `time` (s) on a parent at `parent_time` cross coreth's Durango?"""
         return self.header_rules.coreth and parent_time < self.header_rules.durango <= time
-
-    def _resolve(self, h: bytes, ok: bool) -> None:
-        for fut in self._waiters.pop(h, ()):
-            if not fut.done():
-                fut.set_result(ok)
 
     def mine_empty(self, count: int, interval_s: int | None = None) -> None:
         """anvil_mine / hardhat_mine: `count` empty blocks, O(1) each, committed in chunks."""
