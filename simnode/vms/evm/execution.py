@@ -16,12 +16,17 @@ from trie import HexaryTrie
 
 from ...rpc.jsonrpc import RPCError
 from ...crypto.hashing import keccak256
+from . import gasprofile
 from .chain import RPC_GAS_CAP, BlockInfo, ChainError, evm_header
+from .gasprofile import profiling_vm
 from .rpcjson import parse_address, parse_quantity
 from .rules import AvalancheVM
 
 if TYPE_CHECKING:
     from .chain import EVMChain
+
+# Tests switch this off to compare against executing every probe.
+PROFILED_ESTIMATES = True
 
 PANIC_REASONS = {
     0x00: "generic panic", 0x01: "assert(false)", 0x11: "arithmetic underflow or overflow",
@@ -98,7 +103,7 @@ class Executor:
         return evm_header(hdr, **changes)
 
     def build_state(self, block: BlockInfo | None, free: bool, gas: int, overrides: dict | None = None,
-                    vm_class: Any = None) -> Any:
+                    vm_class: Any = None, profiling: bool = False) -> Any:
         hdr = self._header_for(block, free, gas)
         if vm_class is None:
             vm = self.chain.evm.get_vm(hdr)
@@ -107,6 +112,9 @@ class Executor:
             evm = self.chain.evm
             vm = vm_class(header=hdr, chaindb=evm.chaindb, chain_context=ChainContext(self.chain.evm_chain_id),
                           consensus_context=evm.consensus_context)
+        if profiling:  # the same VM, its computation recording gas profiles (gasprofile.py)
+            vm = profiling_vm(type(vm))(header=hdr, chaindb=vm.chaindb, chain_context=vm.chain_context,
+                                        consensus_context=vm.consensus_context)
         state = vm.state
         if overrides:
             apply_overrides(state, overrides)
@@ -186,13 +194,16 @@ class Executor:
         return out
 
     def estimate(self, args: CallArgs, block: BlockInfo | None, overrides: dict | None = None) -> int:
+        """coreth's estimator (eth/gasestimator): the call at the cap, an optimistic probe, then a
+        binary search to within 1.5%. A probe is answered from the first run's gas profile when
+        that run could not depend on its gas limit (gasprofile.py), else by executing again."""
         chain = self.chain
         base_block = block or chain.head
         hi_limit = base_block.header.gas_limit if block is not None else chain.next_fees()[2]
         hi = args.gas if args.gas is not None and args.gas >= 21000 else hi_limit
         hi = min(hi, RPC_GAS_CAP)
         paying = bool(args.gas_price or args.max_fee or args.tip)
-        state = self.build_state(block, not paying, hi, overrides)
+        state = self.build_state(block, not paying, hi, overrides, profiling=PROFILED_ESTIMATES)
         if paying:
             fee_cap = args.gas_price if args.gas_price is not None else (args.max_fee or 0)
             if fee_cap:
@@ -206,7 +217,11 @@ class Executor:
             comp = self.run(args, None, gas=21000, state=state) if hi >= 21000 else None
             if comp is not None and not comp.is_error:
                 return 21000
-        comp = self.run(args, None, gas=hi, state=state)
+        profile = gasprofile.start()
+        try:
+            comp = self.run(args, None, gas=hi, state=state)
+        finally:
+            gasprofile.stop()
         if comp.is_error:
             if isinstance(comp.error, Revert):
                 raise revert_error(comp.output)
@@ -214,11 +229,15 @@ class Executor:
                 raise ChainError(f"gas required exceeds allowance ({hi})")
             raise ChainError(vm_error_text(comp.error))
         used = hi - comp.get_gas_remaining()  # no refunds (rules.py): what the tx is charged
+        if PROFILED_ESTIMATES and not profile.gas_dependent:
+            need = profile.needs(hi, used)
+            fails = lambda gas: gas < need  # noqa: E731
+        else:
+            fails = lambda gas: self.run(args, None, gas=gas, state=state).is_error  # noqa: E731
         lo = max(used - 1, 20999)
         optimistic = (used + 2300) * 64 // 63
         if optimistic < hi:
-            c2 = self.run(args, None, gas=optimistic, state=state)
-            if c2.is_error:
+            if fails(optimistic):
                 lo = max(lo, optimistic)
             else:
                 hi = optimistic
@@ -227,8 +246,7 @@ class Executor:
                 break
             mid = (hi + lo) // 2
             mid = min(mid, lo * 2)
-            c3 = self.run(args, None, gas=mid, state=state)
-            if c3.is_error:
+            if fails(mid):
                 lo = mid
             else:
                 hi = mid
