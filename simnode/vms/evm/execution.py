@@ -6,6 +6,7 @@ is persisted. Errors use geth's wording; a revert becomes code 3 with the revert
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 
 # Tests switch this off to compare against executing every probe.
 PROFILED_ESTIMATES = True
+SHARED_STATES = 4  # block contexts whose state Executor.shared_state keeps
+SHARED_STATE_RUNS = 256  # runs on one shared state before it is built anew
 
 PANIC_REASONS = {
     0x00: "generic panic", 0x01: "assert(false)", 0x11: "arithmetic underflow or overflow",
@@ -83,13 +86,16 @@ def vm_error_text(err: Exception) -> str:
 class Executor:
     def __init__(self, chain: EVMChain) -> None:
         self.chain = chain
+        # States kept for the next call with the same block context (shared_state)
+        self._shared: OrderedDict[tuple, list] = OrderedDict()
 
     # -------------------------------------------------------------- state
 
-    def _header_for(self, block: BlockInfo | None, free: bool, gas: int) -> Any:
+    def _context_of(self, block: BlockInfo | None, free: bool, gas: int) -> tuple[BlockInfo, dict[str, Any]]:
+        """The block whose header a call executes on, and the header fields that change."""
         chain = self.chain
         latest = block is None or block.number == chain.head.number
-        hdr = chain.head.header if latest else block.header
+        base = chain.head if latest else block
         changes: dict[str, Any] = {}
         if latest:
             changes["state_root"] = chain.state_root
@@ -98,13 +104,33 @@ class Executor:
         elif latest:
             # "latest" executes like the next block would: with the next block's base fee
             changes["base_fee_per_gas"] = chain.next_base_fee()
-        if gas > hdr.gas_limit:
+        if gas > base.header.gas_limit:
             changes["gas_limit"] = gas
-        return evm_header(hdr, **changes)
+        return base, changes
+
+    def shared_state(self, block: BlockInfo | None, free: bool, gas: int) -> Any:
+        """build_state's state (with the estimator's gas profiling hooks, idle unless a profile
+        is being recorded), kept for later calls with the same block context (block, state
+        root, base fee, gas limit): a test's eth_call and eth_estimateGas before its next tx
+        share one. Every run on it is reverted, as a block reverts a failed tx on its one
+        state, so its account, code and storage reads stay warm from call to call. Renewed
+        after SHARED_STATE_RUNS runs (a run's writes leave py-evm's per-account bookkeeping
+        behind, reverted but listed)."""
+        base, changes = self._context_of(block, free, gas)
+        key = (base.hash, tuple(changes.items()))
+        shared = self._shared.get(key)
+        if shared is None or shared[1] >= SHARED_STATE_RUNS:
+            shared = self._shared[key] = [self.build_state(block, free, gas, profiling=True), 0]
+            while len(self._shared) > SHARED_STATES:
+                self._shared.popitem(last=False)
+        shared[1] += 1
+        self._shared.move_to_end(key)
+        return shared[0]
 
     def build_state(self, block: BlockInfo | None, free: bool, gas: int, overrides: dict | None = None,
                     vm_class: Any = None, profiling: bool = False) -> Any:
-        hdr = self._header_for(block, free, gas)
+        base, changes = self._context_of(block, free, gas)
+        hdr = evm_header(base.header, **changes)
         if vm_class is None:
             vm = self.chain.evm.get_vm(hdr)
         else:
@@ -147,7 +173,8 @@ class Executor:
         gas = gas if gas is not None else (args.gas if args.gas is not None else RPC_GAS_CAP)
         paying = bool(args.gas_price or args.max_fee or args.tip)
         if state is None:
-            state = self.build_state(block, not paying, gas, overrides)
+            state = (self.build_state(block, not paying, gas, overrides) if overrides
+                     else self.shared_state(block, not paying, gas))
         snap = state.snapshot()
         try:
             tx, price = self._tx(state, args, gas)
@@ -203,7 +230,8 @@ class Executor:
         hi = args.gas if args.gas is not None and args.gas >= 21000 else hi_limit
         hi = min(hi, RPC_GAS_CAP)
         paying = bool(args.gas_price or args.max_fee or args.tip)
-        state = self.build_state(block, not paying, hi, overrides, profiling=PROFILED_ESTIMATES)
+        state = (self.build_state(block, not paying, hi, overrides, profiling=True) if overrides
+                 else self.shared_state(block, not paying, hi))
         if paying:
             fee_cap = args.gas_price if args.gas_price is not None else (args.max_fee or 0)
             if fee_cap:
