@@ -52,6 +52,7 @@ from ...network import params_for
 from .fees import ACP176_RULES, FeeState, fee_state_from_row
 from .headers import Header, HeaderRules, block_header, genesis_header
 from .mempool import Mempool, PoolError, PoolTx
+from .receipts import logs_bloom, receipt_rlp
 from .rlpcodec import item_length, list_header
 from .rules import BLACKHOLE, ZERO_HASH, AvalancheVM, CorethVM
 from .trieroot import ordered_trie_root
@@ -109,7 +110,8 @@ class BlockInfo:
             builder = AvalancheVM.get_transaction_builder()
             txs = []
             for raw, sender in zip(self.raws, self.senders, strict=True):
-                tx = builder.decode(raw)
+                parsed = read_tx(raw)  # one pass; py-evm's decoder for the forms read_tx declines
+                tx = parsed[0] if parsed is not None else builder.decode(raw)
                 tx.__dict__["sender"] = sender
                 txs.append(tx)
             self._txs = txs
@@ -270,17 +272,6 @@ def recover_sender(raw: bytes, tx: Any, unsigned: bytes) -> bytes:
 
 def _int_bytes(n: int) -> bytes:
     return n.to_bytes((n.bit_length() + 7) // 8, "big") if n else b""
-
-
-class _GasCursor:
-    """The two header fields py-evm reads while applying a tx (gas_used, gas_limit), without
-    copying an RLP header object per transaction."""
-
-    __slots__ = ("gas_limit", "gas_used")
-
-    def __init__(self, gas_limit: int) -> None:
-        self.gas_used = 0
-        self.gas_limit = gas_limit
 
 
 def receipt_row(status: int, cum: int, used: int, price: int, contract: bytes | None, logs: list) -> list:
@@ -758,43 +749,49 @@ class EVMChain:
             parent_beacon_block_root=ZERO_HASH,
         )
         vm = self.evm.get_vm(header)
+        state = vm.state
         if self._activates_warp(parent.header.timestamp, header.timestamp):
-            _activate_warp(vm.state)
+            _activate_warp(state)
         included: list[PoolTx] = []
-        receipts = []
+        receipts: list[bytes] = []  # consensus RLP, for the receipt trie
         rows: list[list] = []
         frames: list[list[list]] = []  # per included tx, its recorded call frames
         dropped: list[PoolTx] = []
-        cursor = _GasCursor(gas_limit)  # stands in for the header while txs are applied
+        gas_used = 0
         bloom = 0
         if include_txs:
             it = self.pool.iter_for_block(base_fee, self.nonce_of)
             p = next(it, None)
             while p is not None:
                 ok = True
-                if cursor.gas_used + p.gas > gas_limit:
+                if gas_used + p.gas > gas_limit:
                     ok = False
-                    if gas_limit - cursor.gas_used < 21000:
+                    if gas_limit - gas_used < 21000:
                         break
                 else:
                     traced = calltrace.start()
+                    # py-evm's VM.apply_transaction, its receipt built from the rows' own form
+                    # (receipts.py) instead of py-evm's receipt objects; the block's gas limit
+                    # was checked above
+                    state.lock_changes()
                     try:
-                        receipt, comp = vm.apply_transaction(cursor, p.tx)
+                        comp = state.apply_transaction(p.tx)
                     except ValidationError as exc:
                         log.debug("tx 0x%s dropped from block: %s", p.hash.hex(), exc)
                         dropped.append(p)
                         ok = False
                     else:
-                        used = receipt.gas_used - cursor.gas_used
-                        cursor.gas_used = receipt.gas_used
-                        bloom |= receipt.bloom
+                        used = vm.finalize_gas_used(p.tx, comp)
+                        gas_used += used
+                        logs = [[address, [t.to_bytes(32, "big") for t in topics], data]
+                                for address, topics, data in comp.get_log_entries()]
+                        tx_bloom = logs_bloom(logs)
+                        bloom |= tx_bloom
                         eff = min(p.max_fee, base_fee + p.tip)
                         contract = generate_contract_address(p.sender, p.nonce) if p.tx.to == b"" else None
-                        logs = [[lg.address, [t.to_bytes(32, "big") for t in lg.topics], lg.data]
-                                for lg in receipt.logs]
                         status = 0 if comp.is_error else 1
-                        rows.append(receipt_row(status, receipt.gas_used, used, eff, contract, logs))
-                        receipts.append(receipt)
+                        rows.append(receipt_row(status, gas_used, used, eff, contract, logs))
+                        receipts.append(receipt_rlp(p.type_id, status == 1, gas_used, tx_bloom, logs))
                         included.append(p)
                         frames.append(traced)
                 try:
@@ -804,18 +801,18 @@ class EVMChain:
         calltrace.stop()
         built_atomic = None
         if include_txs and self.atomic is not None and self.atomic.has_pending():
-            built_atomic = self.atomic.build(vm.state, base_fee, ts_ms // 1000)
+            built_atomic = self.atomic.build(state, base_fee, ts_ms // 1000)
         ext = built_atomic.ext if built_atomic is not None else b""
         ext_gas = built_atomic.gas if built_atomic is not None else 0
-        fee_after = fee_state.consume(cursor.gas_used + ext_gas)
+        fee_after = fee_state.consume(gas_used + ext_gas)
         # py-evm's finalize_block without its parts that do nothing here (no PoS block rewards)
         # or cost without use (a block object, two header copies, a formatted debug line)
-        vm.state.persist()
+        state.persist()
         raws = [p.raw for p in included]
         final_header = block_header(
-            self.header_rules, parent=parent.header, parent_hash=parent.hash, state_root=vm.state.state_root,
-            transaction_root=ordered_trie_root(raws), receipt_root=ordered_trie_root([r.encode() for r in receipts]),
-            bloom=bloom, gas_limit=gas_limit, gas_used=cursor.gas_used, ts_ms=ts_ms, fee_extra=fee_after.encode(),
+            self.header_rules, parent=parent.header, parent_hash=parent.hash, state_root=state.state_root,
+            transaction_root=ordered_trie_root(raws), receipt_root=ordered_trie_root(receipts),
+            bloom=bloom, gas_limit=gas_limit, gas_used=gas_used, ts_ms=ts_ms, fee_extra=fee_after.encode(),
             base_fee=base_fee, block_gas_cost=fee_state.block_gas_cost, ext=ext, ext_gas_used=ext_gas)
         batch = self.store.batch()
         packed = self._put_block_rows(batch, final_header, ts_ms, fee_after, raws, [p.sender for p in included],
@@ -832,6 +829,7 @@ class EVMChain:
             self.pool.remove(p.hash)
         # the new head straight from the row just committed (what _load_head would read back)
         info = BlockInfo(msgpack.unpackb(packed, raw=False), self.header_rules.coreth, final_header)
+        info._txs = [p.tx for p in included]  # already decoded, senders set (submit_tx)
         self._blocks.pop(info.number, None)
         self._blocks[info.number] = info
         if len(self._blocks) > BLOCK_CACHE:
