@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--log-level", type=_level, default="INFO", help="OFF|FATAL|ERROR|WARN|INFO|TRACE|DEBUG|VERBO")
     run.add_argument("--data-api-rate-limit", type=_rate, default=0, metavar="N",
                      help="Data/Metrics API: at most N requests per second per API key or client (default: no limit)")
+    run.add_argument("--chain-config-dir", type=Path, default=None,
+                     help="per-chain config folders, <chain ID>/config.json and upgrade.json, as AvalancheGo's")
     run.add_argument("--scenario", type=Path, default=None,
                      help="preload a scenario file (its [network] seed, start time and block time apply)")
     run.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
@@ -92,12 +94,14 @@ def build_parser() -> argparse.ArgumentParser:
 def config_from_args(args: argparse.Namespace) -> NodeConfig:
     if args.block_time < 0:
         raise SystemExit("simnode: --block-time must be >= 0")
+    if args.chain_config_dir is not None and not args.chain_config_dir.is_dir():
+        raise SystemExit(f"simnode: cannot read directory: {args.chain_config_dir}")
     return NodeConfig(
         http_host=args.http_host, http_port=args.http_port, network_id=args.network_id,
         genesis_file=args.genesis, data_dir=args.data_dir, ephemeral=args.ephemeral,
         api_admin_enabled=args.api_admin_enabled, seed=args.seed, clock_mode=args.clock,
         log_level=args.log_level, block_time=args.block_time, data_api_rate_limit=args.data_api_rate_limit,
-        index=not args.no_index,
+        chain_config_dir=args.chain_config_dir, index=not args.no_index,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -29,6 +30,7 @@ class NodeConfig:
     index: bool = True  # derive the Data API's index rows from every accepted block (--no-index: off)
     http_body_limit: int = 5 * 1024 * 1024
     data_api_rate_limit: int = 0  # Data/Metrics API requests per second per API key (or client); 0 = no limit
+    chain_config_dir: Path | None = None  # AvalancheGo's --chain-config-dir (see read_chain_config_files)
     extra: dict = field(default_factory=dict)
 
     def resolved_data_dir(self) -> Path:
@@ -39,3 +41,29 @@ class NodeConfig:
 
     def with_(self, **changes: object) -> NodeConfig:
         return replace(self, **changes)
+
+
+@dataclass(frozen=True, slots=True)
+class ChainConfigFiles:
+    config: bytes | None = None   # config.* (e.g. subnet-EVM's feeRecipient)
+    upgrade: bytes | None = None  # upgrade.* (subnet-EVM's precompileUpgrades)
+
+
+def read_chain_config_files(config_dir: Path | None, names: Iterable[str]) -> ChainConfigFiles:
+    """A chain's files in AvalancheGo's per-chain config directory: `<dir>/<name>/config.*` and
+    `upgrade.*`, from the first of `names` (the chain ID, then its aliases) with a folder there.
+    Read when the chain starts; ValueError when a name matches more than one file."""
+    if config_dir is None:
+        return ChainConfigFiles()
+    for name in names:
+        folder = Path(config_dir) / name
+        if folder.is_dir():
+            return ChainConfigFiles(_read_one(folder, "config"), _read_one(folder, "upgrade"))
+    return ChainConfigFiles()
+
+
+def _read_one(folder: Path, stem: str) -> bytes | None:
+    files = sorted(folder.glob(stem + ".*"))
+    if len(files) > 1:
+        raise ValueError(f'too many files matched "{stem}.*" in {folder}')
+    return files[0].read_bytes() if files else None

@@ -9,9 +9,11 @@ answer the way the strictest real client (chainkit's zod schemas) reads it:
 * the body validates, with jsonschema's Draft 2020-12 validator (the dialect of OpenAPI 3.1),
   against the declared schema of that status: types, `required`, enums, oneOf unions. Both
   documents type every field, so `null` fails wherever the schema does not list the `null` type
-  (as chainkit rejects a null optional field). One rule is added on top of the document: an
+  (as chainkit rejects a null optional field). Two rules are added on top of the document: an
   object schema with `properties` is closed (an unknown key fails: chainkit strips extras
-  silently, so one is a misspelt field);
+  silently, so one is a misspelt field); a schema whose `type` lists "null" admits null even
+  where its `enum` leaves null out (tokenReputation: the document says null means unknown, and
+  chainkit's schema is `z.nullable(enum)`);
 * an error answer's `statusCode` is its HTTP status.
 
 It raises ContractError (an AssertionError) naming the operation, the JSON path and the reason.
@@ -51,6 +53,8 @@ def _strict(schema: Any, base: str) -> Any:
     out = dict(schema)
     if "$ref" in out:
         out["$ref"] = base + out["$ref"]
+    if "enum" in out and isinstance(out.get("type"), list) and "null" in out["type"] and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
     for key in _COMPOSITE:
         if key in out:
             out[key] = [_strict(s, base) for s in out[key]]

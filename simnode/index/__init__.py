@@ -60,8 +60,9 @@ address), Tx.call_type and Tx.method_id fill `method`; Block.gas_cost is the hea
 Transfer.meta / Contract.token / NftBalance.meta carry the token's standard, name, symbol and
 decimals (None when it was never detected), Transfer.uri / Nft.uri the tokenURI or uri read when
 the ID first appeared (parse `data:` URIs for NFT metadata; nothing is fetched). Frame.kind is
-the opcode name (SELFDESTRUCT included; the spec's enum has no such value), Frame.reverted is
-isReverted. Native balances, code and nonces are VM state (eth_getBalance & co.), not index rows.
+the opcode name (SELFDESTRUCT frames are recorded in a tx's frames but are no listed internal tx:
+the spec's enum has no such value), Frame.reverted is isReverted. Native balances, code and
+nonces are VM state (eth_getBalance & co.), not index rows.
 """
 
 from .driver import Indexer, rebuild

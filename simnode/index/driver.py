@@ -3,9 +3,11 @@ per-chain "last block indexed" marker, catches a chain up, and rebuilds the whol
 
 A family is a module (registered by VM ID in FAMILIES, imported on first use) with
     index_block(chain, row, batch) -> block number   stage the block's rows in `batch`
+and, for the first family of a VM (the one whose rows the chain's blocks are read back as),
     head_number(chain) -> int                        the chain's last accepted block
     block_row(chain, number) -> dict | None          a stored block row, as index_block takes it
-Later families (P- and X-Chain UTXOs and stakers, metrics, ICM) register here the same way.
+Several families of one VM index the same block row, in their order (metrics after the EVM
+tables). Later families (P- and X-Chain UTXOs and stakers, ICM) register here the same way.
 
 Every row of an accepted block goes into the block's own batch (with the marker), so the index
 is never ahead of or behind its chain; snapshot/revert undoes both together.
@@ -19,15 +21,16 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
-from ..formats.ids import EVM_VM_ID, SUBNET_EVM_VM_ID
+from ..formats.ids import EVM_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID
 from ..store import Batch, Store
 from .keys import NS, marker, u64
 
 log = logging.getLogger("simnode.index")
 
-FAMILIES: dict[bytes, str] = {
-    EVM_VM_ID: "simnode.index.evm",
-    SUBNET_EVM_VM_ID: "simnode.index.evm",
+FAMILIES: dict[bytes, tuple[str, ...]] = {
+    EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm"),
+    SUBNET_EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm"),
+    PLATFORM_VM_ID: ("simnode.index.metrics.platform",),
 }
 CHUNK_BLOCKS = 1000  # blocks per batch when catching up or rebuilding
 
@@ -39,20 +42,20 @@ class Indexer:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._families: dict[bytes, ModuleType | None] = {}
+        self._families: dict[bytes, tuple[ModuleType, ...]] = {}
 
-    def family(self, chain: Any) -> ModuleType | None:
+    def families(self, chain: Any) -> tuple[ModuleType, ...]:
         vm_id = chain.vm_id
         if vm_id not in self._families:
-            name = FAMILIES.get(vm_id)
-            self._families[vm_id] = importlib.import_module(name) if name is not None else None
+            self._families[vm_id] = tuple(importlib.import_module(name) for name in FAMILIES.get(vm_id, ()))
         return self._families[vm_id]
 
     def block_accepted(self, chain: Any, row: dict, batch: Batch) -> None:
-        fam = self.family(chain)
-        if fam is None:
+        fams = self.families(chain)
+        if not fams:
             return
-        number = fam.index_block(chain, row, batch)
+        for fam in fams:
+            number = fam.index_block(chain, row, batch)
         batch.changes[marker(chain.chain_id)] = u64(number)
 
     def indexed_head(self, chain: Any) -> int | None:
@@ -62,9 +65,10 @@ class Indexer:
     def chain_opened(self, chain: Any, progress: Progress | None = None) -> int:
         """Index the blocks `chain` accepted after the marker (all of them without one); returns
         how many."""
-        fam = self.family(chain)
-        if fam is None:
+        fams = self.families(chain)
+        if not fams:
             return 0
+        fam = fams[0]
         done = self.indexed_head(chain)
         start = 0 if done is None else done + 1
         end = fam.head_number(chain)

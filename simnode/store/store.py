@@ -19,7 +19,7 @@ import msgpack
 
 from .kv import KVBackend, LevelDBBackend, MemoryBackend
 
-SCHEMA_VERSION = 2  # 2: coreth block headers and accounts on the C-Chain
+SCHEMA_VERSION = 3  # 2: coreth block headers and accounts on the C-Chain; 3: P-Chain block facts (index)
 
 # Node-level namespaces. Chains use their own prefix (see `chain_prefix`).
 META = b"meta/"
@@ -85,10 +85,12 @@ class Batch:
         raw = self.get(key)
         return None if raw is None else unpack(raw)
 
-    def iterate(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]:
-        """Committed keys merged with this batch's pending writes, in key order."""
-        pending = sorted((k, v) for k, v in self.changes.items() if k.startswith(prefix))
-        committed = self._store.iterate(prefix)
+    def iterate(self, prefix: bytes, start: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
+        """Committed keys merged with this batch's pending writes, in key order (from `start`, a
+        whole key, when given)."""
+        pending = sorted((k, v) for k, v in self.changes.items()
+                         if k.startswith(prefix) and (start is None or k >= start))
+        committed = self._store.iterate(prefix, start)
         pi = 0
         for k, v in committed:
             while pi < len(pending) and pending[pi][0] < k:

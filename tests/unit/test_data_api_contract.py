@@ -84,3 +84,17 @@ def test_an_unknown_route_is_no_operation() -> None:
     assert (api.api, template) == ("metrics", "/v2/chains/43114/btcb/bridged:getAddresses")
     assert contract().find("GET", "/v1/chains/43112/addresses/0xab/balances:getNative?currency=usd")[1] == \
         "/v1/chains/{chainId}/addresses/{address}/balances:getNative"
+
+
+def test_a_required_nullable_enum_takes_null_but_not_a_missing_key_or_another_value() -> None:
+    balance = {"address": "0x01", "name": "T", "symbol": "T", "decimals": 18, "ercType": "ERC-20", "chainId": "43112",
+               "balance": "1", "tokenReputation": None}
+    native = {"name": "Avalanche", "symbol": "AVAX", "decimals": 18, "chainId": "43112", "balance": "0"}
+    path = "/v1/chains/43112/addresses/0x01/balances:listErc20"
+    for reputation in (None, "Benign", "Malicious"):
+        assert check({"nativeTokenBalance": native, "erc20TokenBalances": [with_(balance, tokenReputation=reputation)]},
+                     path)
+    with pytest.raises(ContractError, match="'tokenReputation' is a required property"):
+        check({"nativeTokenBalance": native, "erc20TokenBalances": [without(balance, "tokenReputation")]}, path)
+    with pytest.raises(ContractError, match="'Unknown' is not one of"):
+        check({"nativeTokenBalance": native, "erc20TokenBalances": [with_(balance, tokenReputation="Unknown")]}, path)

@@ -45,14 +45,16 @@ def test_fee_config_from_json_and_verify():
     assert SubnetFeeConfig.from_json({**CLI, "gasLimit": "0xb71b00"}).gas_limit == 12_000_000
     cases = [
         ({k: v for k, v in CLI.items() if k != "gasLimit"}, "gasLimit cannot be nil"),
-        ({k: v for k, v in CLI.items() if k != "targetBlockRate"}, "targetBlockRate = 0 cannot be less than or equal to 0"),
-        ({**CLI, "gasLimit": 0}, "gasLimit = 0 cannot be less than or equal to 0"),
-        ({**CLI, "minBaseFee": -1}, "minBaseFee = -1 cannot be less than 0"),
-        ({**CLI, "targetGas": 0}, "targetGas = 0 cannot be less than or equal to 0"),
-        ({**CLI, "baseFeeChangeDenominator": 0}, "baseFeeChangeDenominator = 0 cannot be less than or equal to 0"),
+        ({k: v for k, v in CLI.items() if k != "targetBlockRate"},
+         "targetBlockRate cannot be less than or equal to 0: targetBlockRate = 0"),
+        ({**CLI, "gasLimit": 0}, "gasLimit cannot be less than or equal to 0: gasLimit = 0"),
+        ({**CLI, "minBaseFee": -1}, "minBaseFee cannot be less than 0: minBaseFee = -1"),
+        ({**CLI, "targetGas": 0}, "targetGas cannot be less than or equal to 0: targetGas = 0"),
+        ({**CLI, "baseFeeChangeDenominator": 0},
+         "baseFeeChangeDenominator cannot be less than or equal to 0: baseFeeChangeDenominator = 0"),
         ({**CLI, "minBlockGasCost": 2, "maxBlockGasCost": 1},
-         "minBlockGasCost = 2 cannot be greater than maxBlockGasCost = 1"),
-        ({**CLI, "blockGasCostStep": -5}, "blockGasCostStep = -5 cannot be less than 0"),
+         "minBlockGasCost cannot be greater than maxBlockGasCost: minBlockGasCost = 2, maxBlockGasCost = 1"),
+        ({**CLI, "blockGasCostStep": -5}, "blockGasCostStep cannot be less than 0: blockGasCostStep = -5"),
         ({**CLI, "gasLimit": "lots"}, "gasLimit: not a number"),
     ]
     for data, message in cases:
@@ -169,7 +171,7 @@ def test_parse_genesis():
         (b"{}", "genesis has no chain config"),
         (json.dumps({"config": {"chainId": "x"}}).encode(), "invalid chainId"),
         (json.dumps({"config": {"chainId": 1, "feeConfig": {**CLI, "targetGas": 0}}}).encode(),
-         "invalid fee config: targetGas = 0"),
+         "invalid fee config: targetGas cannot be less than or equal to 0: targetGas = 0"),
         (json.dumps({"config": {"chainId": 1}, "alloc": {"aa": 5}}).encode(), "invalid genesis alloc"),
     ]
     for data, message in bad:

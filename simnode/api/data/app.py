@@ -4,9 +4,12 @@ One request, in NestJS's order: an account-bound route is a 404 saying it does n
 route matching (an unknown path or method: 404 `Cannot GET /v1/foo`); the rate-limit guard (when
 `--data-api-rate-limit` is set); parameter validation (path, query, the JSON body, the page
 token); then the handler, whose result is sent as JSON with the operation's success status and
-without `null` members (an optional field is omitted, never null). A route of the documents that
-this node does not serve yet validates its parameters, then answers a 404 saying so. Every
-4xx/5xx is a NestJS error body; an unexpected exception is logged and answered 500 without details.
+without `null` members (an optional field is omitted, never null; context.NULL is kept as null),
+or, when it returns None, with an empty body (an operation whose answer has no content). A route of
+the documents that this node does not serve yet validates its parameters, then answers a 404
+saying so; one that routes.NOT_SERVED names answers its 404 saying why before any validation.
+Every 4xx/5xx is a NestJS error body; an unexpected exception is logged and answered 500 without
+details.
 
 Documents: `GET /api-json` is the Data API document and `GET /api-json/metrics` the Metrics API
 document, each the real one with `servers` pointing at this node and only the routes this node
@@ -23,14 +26,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from aiohttp import web
 
-from .context import RequestContext
+from .context import NULL, RequestContext
 from .errors import ApiError, error_body
 from .health import HealthDown
 from .pages import SignedPageTokens, UuidPageTokens
 from .params import validate_body, validate_params
 from .ratelimit import THROTTLED, RateLimiter
 from .resolve import blockchain_param
-from .routes import HANDLERS, account_bound
+from .routes import HANDLERS, NOT_SERVED, account_bound, extra_operations
 from .spec import DATA, METRICS, RouteTable, document, document_operations, split_path
 
 if TYPE_CHECKING:
@@ -44,12 +47,12 @@ API_KEY_HEADERS = ("x-glacier-api-key", "x-data-api-key")
 
 
 def drop_none(value: Any) -> Any:
-    """A copy of a JSON value without the object keys whose value is None."""
+    """A copy of a JSON value without the object keys whose value is None (NULL becomes null)."""
     if isinstance(value, dict):
         return {k: drop_none(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
         return [drop_none(v) for v in value]
-    return value
+    return None if value is NULL else value
 
 
 def json_response(status: int, body: Any, headers: dict[str, str] | None = None) -> web.Response:
@@ -70,11 +73,12 @@ class DataAPI:
         self._routes: RouteTable | None = None
         self._special = {"blockchainId": blockchain_param(node)}
         self._served_documents: dict[str, dict[str, Any]] = {}
+        self.memo: dict[str, Any] = {}
 
     @property
     def routes(self) -> RouteTable:
         if self._routes is None:
-            self._routes = RouteTable(document_operations(DATA) + document_operations(METRICS))
+            self._routes = RouteTable(document_operations(DATA) + document_operations(METRICS) + extra_operations())
         return self._routes
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
@@ -100,10 +104,12 @@ class DataAPI:
                 headers = verdict.headers
                 if not verdict.allowed:
                     raise ApiError(429, THROTTLED)
+            if op.key in NOT_SERVED:  # whatever its parameters say
+                raise ApiError(404, f"{op.method} {op.template}: {NOT_SERVED[op.key]}")
             params = validate_params(op.params, path_params, request.query, self._special)
             body = validate_body(op.body, await self._json_body(request)) if op.body is not None else None
             tokens = self.uuid_tokens if op.api == METRICS else self.signed_tokens
-            ctx = RequestContext.read(self.node, op, params, body, self._base_url(request), tokens)
+            ctx = RequestContext.read(self.node, op, params, body, self._base_url(request), tokens, self.memo)
             handler = HANDLERS.get(op.key)
             if handler is None:
                 raise ApiError(404, f"{op.method} {op.template} is a route of the {op.api.title()} API that "
@@ -111,6 +117,8 @@ class DataAPI:
             result = handler(ctx)
             if inspect.isawaitable(result):
                 result = await result
+            if result is None:  # an operation without a response body (NestJS's void handler)
+                return web.Response(status=op.success_status, headers=headers)
             return json_response(op.success_status, drop_none(result), headers)
         except HealthDown as down:
             return json_response(503, down.result, headers)

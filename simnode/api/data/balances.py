@@ -36,10 +36,14 @@ def block_at(chain: Any, chain_ref: str, number: int | None) -> Any | None:
     return block
 
 
+def native_token_balance(ctx: RequestContext, chain: Any, address: bytes, number: int | None) -> dict[str, Any]:
+    """NativeTokenBalance of `address` after block `number` (None: the latest state)."""
+    balance = chain.view(block_at(chain, ctx.params["chainId"], number)).get_balance(address)
+    return {**network_token(chain), "chainId": str(evm_chain_id_of(ctx.node, chain)), "balance": str(balance)}
+
+
 def get_native(ctx: RequestContext) -> dict[str, Any]:
     address = evm_address("address", ctx.params["address"])
     number = block_number(ctx.params.get("blockNumber"))
     chain = ready_evm_chain(ctx.node, ctx.params["chainId"])
-    balance = chain.view(block_at(chain, ctx.params["chainId"], number)).get_balance(address)
-    return {"nativeTokenBalance": {**network_token(chain), "chainId": str(evm_chain_id_of(ctx.node, chain)),
-                                   "balance": str(balance)}}
+    return {"nativeTokenBalance": native_token_balance(ctx, chain, address, number)}

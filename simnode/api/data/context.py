@@ -1,5 +1,7 @@
 """What a Data/Metrics API handler gets: the node, the operation, its validated parameters and
-body, the cursor its pageToken carried, and how to hand out the next page's token."""
+body, the cursor its pageToken carried, how to hand out the next page's token, and what the
+handlers keep between requests (in memory, per node). `NULL` is a JSON null a handler's answer
+keeps (the pipeline drops every None: an optional field is omitted, never null)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,14 @@ from .spec import Operation
 
 if TYPE_CHECKING:
     from ...node import Node
+
+
+class _Null:
+    def __repr__(self) -> str:
+        return "NULL"
+
+
+NULL = _Null()  # for a field the document requires and allows to be null
 
 
 class PageTokens(Protocol):
@@ -27,13 +37,14 @@ class RequestContext:
     body: dict[str, Any] | None     # the validated JSON body of a POST route
     base_url: str                   # scheme://host[:port] the client reached this node at
     tokens: PageTokens
+    memo: dict[str, Any]            # what handlers keep between requests, by name
     cursor: Any = None              # what the request's pageToken carried; None on a first page
 
     @classmethod
     def read(cls, node: Node, op: Operation, params: dict[str, Any], body: dict[str, Any] | None,
-             base_url: str, tokens: PageTokens) -> RequestContext:
+             base_url: str, tokens: PageTokens, memo: dict[str, Any]) -> RequestContext:
         """The context, with the pageToken checked against this route and filters (400 if not theirs)."""
-        ctx = cls(node, op, params, body, base_url, tokens)
+        ctx = cls(node, op, params, body, base_url, tokens, memo)
         token = params.get("pageToken")
         if token:
             ctx.cursor = tokens.read(ctx._binding(), token)

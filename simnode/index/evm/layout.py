@@ -20,7 +20,7 @@ tx's call frames, `st` u8 tx status (0 failed, 1 success), `id` 32-byte token ID
     tk/<token><num><idx><log><sub>        every transfer of a token contract
     tf/<num><idx>               -> [FRAME, ...]: the tx's recorded call frames (txs that ran code)
     ia/<addr><num><idx><fr>     -> FRAME: internal txs by from and to (depth >= 1: CALL/CALLCODE
-                                   moving value, CREATE/CREATE2, SELFDESTRUCT moving value)
+                                   moving value, CREATE/CREATE2)
     cc/<contract>               -> CREATION record (creations that took effect, top-level or not)
     cd/<deployer><num><idx><fr> -> contract: creations by their creator and by the tx's sender
     tm/<token>                  -> TOKEN record (kind and metadata, read once)
@@ -67,10 +67,10 @@ F_CREATE, F_CREATE2 = FRAME_KINDS.index("CREATE"), FRAME_KINDS.index("CREATE2")
 
 
 def is_listed_internal(kind: str, moves_value: bool, depth: int) -> bool:
-    """The internal txs the Data API lists: below the tx itself, CALL/CALLCODE (and SELFDESTRUCT)
-    moving value, and every CREATE/CREATE2."""
-    return depth > 0 and (kind in ("CREATE", "CREATE2") or (moves_value and kind in ("CALL", "CALLCODE",
-                                                                                           "SELFDESTRUCT")))
+    """The internal txs the Data API lists, as its document states the rule: below the tx itself,
+    CALL/CALLCODE moving value, and every CREATE/CREATE2. A SELFDESTRUCT is none of them (its
+    InternalTransactionOpCall enum has no such type), so its frame stays in the tx's frames only."""
+    return depth > 0 and (kind in ("CREATE", "CREATE2") or (moves_value and kind in ("CALL", "CALLCODE")))
 
 
 # token standards as stored (TRANSFER.standard, TOKEN.standard)

@@ -359,7 +359,7 @@ class EvmIndex:
 
     def internal_transactions(self, address: bytes, limit: int, cursor: bytes | None = None, reverse: bool = True,
                               start_block: int | None = None, end_block: int | None = None) -> Page[Frame]:
-        """Listed internal txs (value-moving CALL/CALLCODE/SELFDESTRUCT, CREATE/CREATE2 below the
+        """Listed internal txs (value-moving CALL/CALLCODE, CREATE/CREATE2 below the
         tx itself) the address is either end of, reverted ones included."""
         check_cursor(cursor, W_FRAME)
         lo, hi = _bounds(start_block, end_block)

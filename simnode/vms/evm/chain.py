@@ -39,6 +39,7 @@ from eth.chains.base import Chain as PyEvmChain
 from eth.constants import BLANK_ROOT_HASH, EMPTY_UNCLE_HASH
 from eth.db.schema import SchemaV1
 from eth.db.account import AccountDB
+from eth.vm.chain_context import ChainContext
 from eth.vm.forks.berlin.transactions import AccessListTransaction, AccountAccesses
 from eth.vm.forks.cancun.headers import CancunBlockHeader
 from eth.vm.forks.london.transactions import DynamicFeeTransaction
@@ -52,6 +53,8 @@ from ...network import params_for
 from .fees import ACP176_RULES, FeeState, fee_state_from_row
 from .headers import Header, HeaderRules, block_header, genesis_header
 from .mempool import Mempool, PoolError, PoolTx
+from .precompiles.contract import BlockContext
+from .precompiles.schedule import Schedule
 from .receipts import logs_bloom, receipt_rlp
 from .rlpcodec import item_length, list_header
 from .rules import BLACKHOLE, ZERO_HASH, AvalancheVM, CorethVM
@@ -316,7 +319,8 @@ class EVMChain:
 
     def __init__(self, ctx: Any, *, genesis_json: dict | None = None, name: str = "C-Chain",
                  aliases: tuple[str, ...] = ("C", "evm"), prefix: bytes = b"C/", fee_rules: Any = None,
-                 vm_id: bytes = EVM_VM_ID, subnet_id: bytes = ZERO_ID, header_rules: HeaderRules | None = None) -> None:
+                 vm_id: bytes = EVM_VM_ID, subnet_id: bytes = ZERO_ID, header_rules: HeaderRules | None = None,
+                 precompiles: Schedule | None = None) -> None:
         self.ctx = ctx
         self.config = ctx.config
         self.store = ctx.store
@@ -333,7 +337,10 @@ class EVMChain:
         self.evm_chain_id: int = int(self.genesis_json["config"]["chainId"])
         # which header fields and account encoding: coreth's (C-Chain) or subnet-EVM's
         self.header_rules = header_rules or c_chain_header_rules(self.config.network_id)
-        self.vm_class = CorethVM if self.header_rules.coreth else AvalancheVM
+        # stateful precompiles by block timestamp over the chain's own VM class (none on the
+        # C-Chain: coreth's set, whose warp account apply_upgrades sets up)
+        self.precompiles = precompiles or Schedule(CorethVM if self.header_rules.coreth else AvalancheVM)
+        self.vm_class = self.precompiles.base_vm
         self.kv = StoreKV(self.store, prefix + b"s/")
         self.db = atomic_db(self.kv)
         self.chain_class = PyEvmChain.configure(
@@ -410,13 +417,12 @@ class EVMChain:
         return alloc
 
     def _write_genesis(self) -> None:
-        """Block 0 as core.Genesis.toBlock makes it: precompiles active at the genesis time
-        first (coreth: warp from Durango), then the alloc."""
+        """Block 0 as core.Genesis.toBlock makes it: the upgrades active at the genesis time
+        first (coreth: warp from Durango; an L1: its genesis precompile configs), then the alloc."""
         g = self.genesis_json
         state = self.account_db(BLANK_ROOT_HASH)
         timestamp = _hexint(g.get("timestamp", "0x0"))
-        if self.header_rules.coreth and timestamp >= self.header_rules.durango:
-            _activate_warp(state)
+        self.apply_upgrades(state, None, _hexint(g.get("number", "0x0")), timestamp)
         for addr, acct in self._genesis_alloc().items():
             state.set_balance(addr, acct["balance"])
             state.set_nonce(addr, acct["nonce"])
@@ -511,7 +517,7 @@ class EVMChain:
         `row` (its unflushed overlay included), or None if it fails; nothing is kept."""
         from eth.vm.spoof import SpoofTransaction
         header = Header.decode(row["hdr"], self.header_rules.coreth)
-        state = self.evm.get_vm(evm_header(header, base_fee_per_gas=0, gas_limit=max(gas, header.gas_limit))).state
+        state = self.vm_at(evm_header(header, base_fee_per_gas=0, gas_limit=max(gas, header.gas_limit))).state
         utx = AvalancheVM.create_unsigned_transaction(nonce=state.get_nonce(ZERO_ADDRESS), gas_price=0, gas=gas,
                                                       to=to, value=0, data=data)
         snap = state.snapshot()
@@ -591,12 +597,27 @@ class EVMChain:
         memo = self._fees_memo
         if memo is not None and memo[0] is head and memo[1] == now:
             return memo[2]
-        fees = self.fee_rules.next_block_fees(head.fee, head.ms, max(now, head.ms))
+        fees = self.fee_rules_for(head).next_block_fees(head.fee, head.ms, max(now, head.ms))
         self._fees_memo = (head, now, fees)
         return fees
 
     def next_base_fee(self) -> int:
         return self.next_fees()[1]
+
+    def fee_rules_for(self, parent: BlockInfo) -> Any:
+        """The fee rules of `parent`'s child (an L1's fee manager can change them)."""
+        return self.fee_rules
+
+    def coinbase_for(self, parent: BlockInfo) -> bytes:
+        """The coinbase of `parent`'s child (an L1's reward manager can choose it)."""
+        return BLACKHOLE
+
+    def vm_at(self, header: Any) -> Any:
+        """A py-evm VM for `header`, with the precompiles active at its timestamp."""
+        evm = self.evm
+        return self.precompiles.vm_class_at(header.timestamp)(
+            header=header, chaindb=evm.chaindb, chain_context=ChainContext(self.evm_chain_id),
+            consensus_context=evm.consensus_context)
 
     # ------------------------------------------------------------------ tx admission
 
@@ -672,6 +693,9 @@ class EVMChain:
         if balance < cost:
             raise ChainError(f"insufficient funds for gas * price + value: balance {balance}, "
                              f"tx cost {cost}, overshot {cost - balance}")
+        refusal = self.precompiles.check_tx(view, sender, self.head.header.timestamp)
+        if refusal is not None:
+            raise ChainError(refusal)
         ptx = PoolTx(tx=tx, raw=raw, hash=h, sender=sender, nonce=nonce, gas=gas, max_fee=max_fee, tip=tip,
                      value=value, type_id=type_id)
         try:
@@ -739,19 +763,19 @@ class EVMChain:
         if ts_ms is None:
             ts_ms = self._block_time_ms()
         parent = self.head
-        fee_state, base_fee, gas_limit = self.fee_rules.next_block_fees(parent.fee, parent.ms, ts_ms)
+        fee_state, base_fee, gas_limit = self.fee_rules_for(parent).next_block_fees(parent.fee, parent.ms, ts_ms)
+        coinbase = self.coinbase_for(parent)
         header = CancunBlockHeader(
-            parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=BLACKHOLE,
+            parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=coinbase,
             state_root=self.state_root, transaction_root=BLANK_ROOT_HASH, receipt_root=BLANK_ROOT_HASH,
             bloom=0, difficulty=1, block_number=parent.number + 1, gas_limit=gas_limit, gas_used=0,
             timestamp=ts_ms // 1000, extra_data=b"", mix_hash=ZERO_HASH, nonce=b"\x00" * 8,
             base_fee_per_gas=base_fee, withdrawals_root=BLANK_ROOT_HASH, blob_gas_used=0, excess_blob_gas=0,
             parent_beacon_block_root=ZERO_HASH,
         )
-        vm = self.evm.get_vm(header)
+        vm = self.vm_at(header)
         state = vm.state
-        if self._activates_warp(parent.header.timestamp, header.timestamp):
-            _activate_warp(state)
+        self.apply_upgrades(state, parent.header.timestamp, header.block_number, header.timestamp)
         included: list[PoolTx] = []
         receipts: list[bytes] = []  # consensus RLP, for the receipt trie
         rows: list[list] = []
@@ -810,10 +834,11 @@ class EVMChain:
         state.persist()
         raws = [p.raw for p in included]
         final_header = block_header(
-            self.header_rules, parent=parent.header, parent_hash=parent.hash, state_root=state.state_root,
-            transaction_root=ordered_trie_root(raws), receipt_root=ordered_trie_root(receipts),
-            bloom=bloom, gas_limit=gas_limit, gas_used=gas_used, ts_ms=ts_ms, fee_extra=fee_after.encode(),
-            base_fee=base_fee, block_gas_cost=fee_state.block_gas_cost, ext=ext, ext_gas_used=ext_gas)
+            self.header_rules, parent=parent.header, parent_hash=parent.hash, coinbase=coinbase,
+            state_root=state.state_root, transaction_root=ordered_trie_root(raws),
+            receipt_root=ordered_trie_root(receipts), bloom=bloom, gas_limit=gas_limit, gas_used=gas_used,
+            ts_ms=ts_ms, fee_extra=fee_after.encode(), base_fee=base_fee, block_gas_cost=fee_state.block_gas_cost,
+            ext=ext, ext_gas_used=ext_gas)
         batch = self.store.batch()
         packed = self._put_block_rows(batch, final_header, ts_ms, fee_after, raws, [p.sender for p in included],
                                       rows, pre=header.state_root, ext=ext, ext_gas=ext_gas, frames=frames)
@@ -840,9 +865,24 @@ class EVMChain:
         self._emit("block", self.head)
         return self.head
 
-    def _activates_warp(self, parent_time: int, time: int) -> bool:
-        """Does a block at `time` (s) on a parent at `parent_time` cross coreth's Durango?"""
-        return self.header_rules.coreth and parent_time < self.header_rules.durango <= time
+    def apply_upgrades(self, state: Any, parent_time: int | None, number: int, time: int) -> None:
+        """What block `number` at `time` (s) on a parent at `parent_time` (None: the genesis,
+        before its alloc) does to the state before its first tx, as coreth's and subnet-evm's
+        ApplyUpgrades: the C-Chain's warp account at Durango, then the precompile configs that
+        activate (or disable) in it."""
+        if self._activates_warp(parent_time, time):
+            _activate_warp(state)
+        self.precompiles.activate(state, parent_time, BlockContext(number, time))
+
+    def _upgrades_between(self, parent_time: int, time: int) -> bool:
+        """Does a block at `time` on a parent at `parent_time` change the state before its txs?"""
+        return self._activates_warp(parent_time, time) or bool(self.precompiles.activating(parent_time, time))
+
+    def _activates_warp(self, parent_time: int | None, time: int) -> bool:
+        """Does a block at `time` (s) on a parent at `parent_time` (None: the genesis) cross
+        coreth's Durango?"""
+        durango = self.header_rules.durango
+        return self.header_rules.coreth and (parent_time is None or parent_time < durango) and durango <= time
 
     def mine_empty(self, count: int, interval_s: int | None = None) -> None:
         """anvil_mine / hardhat_mine: `count` empty blocks, O(1) each, committed in chunks."""
@@ -856,19 +896,21 @@ class EVMChain:
                     ts_ms = parent.ms + interval_s * 1000
                 else:
                     ts_ms = self._block_time_ms()
-                if self._activates_warp(parent.header.timestamp, ts_ms // 1000):
-                    # an upgrade that changes state: this one block is built the executing way
+                if self._upgrades_between(parent.header.timestamp, ts_ms // 1000):
+                    # an upgrade that changes state (coreth's warp account, a precompile
+                    # activation): this one block is built the executing way, after the blocks before it
                     self.kv.flush_into(batch)
                     batch.commit()
                     batch = self.store.batch()
                     self.build_block(ts_ms, include_txs=False)
                     continue
-                fee_state, base_fee, gas_limit = self.fee_rules.next_block_fees(parent.fee, parent.ms, ts_ms)
+                fee_state, base_fee, gas_limit = self.fee_rules_for(parent).next_block_fees(parent.fee, parent.ms,
+                                                                                             ts_ms)
                 header = block_header(
-                    self.header_rules, parent=parent.header, parent_hash=parent.hash, state_root=self.state_root,
-                    transaction_root=BLANK_ROOT_HASH, receipt_root=BLANK_ROOT_HASH, bloom=0, gas_limit=gas_limit,
-                    gas_used=0, ts_ms=ts_ms, fee_extra=fee_state.encode(), base_fee=base_fee,
-                    block_gas_cost=fee_state.block_gas_cost)
+                    self.header_rules, parent=parent.header, parent_hash=parent.hash,
+                    coinbase=self.coinbase_for(parent), state_root=self.state_root, transaction_root=BLANK_ROOT_HASH,
+                    receipt_root=BLANK_ROOT_HASH, bloom=0, gas_limit=gas_limit, gas_used=0, ts_ms=ts_ms,
+                    fee_extra=fee_state.encode(), base_fee=base_fee, block_gas_cost=fee_state.block_gas_cost)
                 # the canonical hash stays in kv.pending until the chunk ends
                 packed = self._put_block_rows(batch, header, ts_ms, fee_state, [], [], [])
                 # make the new head visible to the next iteration without a store round trip

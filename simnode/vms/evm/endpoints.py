@@ -11,7 +11,7 @@ from .admin import build_admin
 from .avax_service import build_avax_service
 from .chain import EVMChain
 from .dev import register_dev
-from .service import EthAPI, register_eth
+from .service import EthAPI, register_eth, register_subnet
 from .subnet import SubnetEVMChain
 from .trace import register_trace
 from .ws import make_ws_handler
@@ -24,9 +24,8 @@ def build_endpoints(chain: EVMChain) -> dict[str, Any]:
     register_dev(svc, api)
     register_trace(svc, api)
     out: dict[str, Any] = {"/rpc": svc, "/ws": make_ws_handler(svc, api), "/admin": build_admin(chain)}
-    if isinstance(chain, SubnetEVMChain):  # subnet-EVM: no atomic txs, its own fee config and chain config
-        svc.register("eth_feeConfig", chain.fee_config_json, 0, 1)
-        svc.register("eth_getChainConfig", chain.chain_config_json)
+    if isinstance(chain, SubnetEVMChain):  # subnet-EVM: no atomic txs, its own fee config, chain config, rules
+        register_subnet(svc, api, chain)
     elif chain.atomic is not None:  # the C-Chain: avax.* (and the seed's /native path, native.* alias)
         out["/avax"] = out["/native"] = build_avax_service(chain)
     else:

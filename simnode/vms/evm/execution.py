@@ -132,7 +132,7 @@ class Executor:
         base, changes = self._context_of(block, free, gas)
         hdr = evm_header(base.header, **changes)
         if vm_class is None:
-            vm = self.chain.evm.get_vm(hdr)
+            vm = self.chain.vm_at(hdr)
         else:
             from eth.vm.chain_context import ChainContext
             evm = self.chain.evm

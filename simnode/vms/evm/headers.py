@@ -252,9 +252,10 @@ def genesis_header(rules: HeaderRules, genesis: dict, state_root: bytes, base_fe
 
 def block_header(rules: HeaderRules, *, parent: Header, parent_hash: bytes, state_root: bytes, transaction_root: bytes,
                  receipt_root: bytes, bloom: int, gas_limit: int, gas_used: int, ts_ms: int, fee_extra: bytes,
-                 base_fee: int, block_gas_cost: int = 0, ext: bytes = b"", ext_gas_used: int = 0) -> Header:
-    """A header the chain builds, as coreth's/subnet-EVM's miner fills it: BlackholeAddr coinbase,
-    difficulty 1, the fee state (`fee_extra`) then the predicate results as extra, the optional
+                 base_fee: int, block_gas_cost: int = 0, ext: bytes = b"", ext_gas_used: int = 0,
+                 coinbase: bytes = BLACKHOLE) -> Header:
+    """A header the chain builds, as coreth's/subnet-EVM's miner fills it: the coinbase
+    (coreth's BlackholeAddr; on an L1 the reward manager's or fee recipient's choice), difficulty 1, the fee state (`fee_extra`) then the predicate results as extra, the optional
     fields of the upgrades active at `ts_ms`. `block_gas_cost` is ignored from Granite on (0)."""
     ts = ts_ms // 1000
     durango = ts >= rules.durango
@@ -262,7 +263,7 @@ def block_header(rules: HeaderRules, *, parent: Header, parent_hash: bytes, stat
     granite = ts >= rules.granite
     ap4 = ts >= rules.block_gas_cost
     return Header(
-        parent_hash=parent_hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=BLACKHOLE, state_root=state_root,
+        parent_hash=parent_hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=coinbase, state_root=state_root,
         transaction_root=transaction_root, receipt_root=receipt_root, bloom=bloom, difficulty=1,
         block_number=parent.block_number + 1, gas_limit=gas_limit, gas_used=gas_used, timestamp=ts,
         extra_data=fee_extra + EMPTY_PREDICATE_RESULTS if durango else fee_extra, mix_hash=ZERO_HASH,

@@ -9,14 +9,20 @@ Differences from Ethereum that matter here:
 * plain value transfers are settled without py-evm's executor (transfer.py), same outcome;
 * every other tx's call frames are recorded while the block executes (calltrace.py);
 * no gas is refunded and the whole fee goes to the coinbase (`AvalancheComputation`,
-  `AvalancheState`): coreth's state transition since Apricot Phase 1 leaves the refund counter
-  (SSTORE clears) unused (`refundGas(IsApricotPhase1)`) and credits gasUsed × effective gas
-  price, base fee included, to the coinbase, BlackholeAddr on the C-Chain; subnet-evm does the
-  same. simnode runs these current rules at every height.
+  `AvalancheState`, one rule for both chain kinds): coreth's state transition since Apricot
+  Phase 1 leaves the refund counter (SSTORE clears) unused (`refundGas(IsApricotPhase1)`) and
+  credits gasUsed × effective gas price, base fee included, to the coinbase, BlackholeAddr on
+  the C-Chain; subnet-evm's does the same (`ShouldRefundGas` is false once SubnetEVM is active).
+  simnode runs these current rules at every height.
 
 Block hashes are coreth's (headers.py), not keccak of py-evm's header encoding: BLOCKHASH reads
 them from the canonical number -> hash entries the chain writes (chain.py). C-Chain accounts are
 coreth's five-field StateAccount (`CorethVM`); subnet-EVM's are Ethereum's four (`AvalancheVM`).
+
+L1 (subnet-EVM) chains run SubnetEVMVM (AvalancheVM's four-field accounts and fee rules): the
+whole fee goes to the block's coinbase, the blackhole, or the reward address / fee recipient the
+reward manager or `allowFeeRecipients` chooses. Stateful precompiles (precompiles/) extend these
+classes per block.
 """
 
 from __future__ import annotations
@@ -165,3 +171,9 @@ class AvalancheVM(CancunVM):
 
 CorethVM = AvalancheVM.configure(
     __name__="CorethVM", _state_class=AvalancheState.configure(__name__="CorethState", account_db_class=CorethAccountDB))
+
+
+class SubnetEVMVM(AvalancheVM):
+    """An L1's VM: AvalancheVM's accounts and fee rules (the coinbase the L1's block chooses)."""
+
+    fork = "subnet-evm-cancun"

@@ -15,6 +15,7 @@ from ...network import params_for
 from ...rpc.jsonrpc import EthService, InvalidParams, RPCError
 from .accounts import address_of, dev_keys, sign_hash
 from .chain import BlockInfo, ChainError, EVMChain
+from .subnet import SubnetEVMChain
 from .execution import CallArgs, Executor
 from .rpcjson import (block_json, hb, header_json, hx, log_json, parse_address, parse_data, parse_hash,
                       parse_quantity, pending_tx_json, receipt_json, tx_json)
@@ -686,3 +687,25 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
         fmt = lambda groups: {"0x" + s.hex(): {str(p.nonce): line(p) for p in ps} for s, ps in sorted(groups.items())}
         return {"pending": fmt(pending), "queued": fmt(queued)}
     reg("txpool_inspect", txpool_inspect)
+
+
+def register_subnet(svc: EthService, api: EthAPI, chain: SubnetEVMChain) -> None:
+    """subnet-EVM's own eth_ methods (internal/ethapi api_extra.go)."""
+
+    def fee_config(tag: Any = None) -> dict:
+        block = api.resolve(tag, 0)
+        assert block is not None
+        return chain.fee_config_json(block)
+    svc.register("eth_feeConfig", fee_config, 0, 1)
+    svc.register("eth_getChainConfig", chain.chain_config_json)
+
+    def timestamp(value: Any) -> int:
+        """A `*uint64` argument: a JSON number, else the head's timestamp."""
+        if value is None:
+            return chain.head.header.timestamp
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 64:
+            kind = "string" if isinstance(value, str) else "number" if isinstance(value, (int, float)) else "object"
+            raise InvalidParams(f"invalid argument 0: json: cannot unmarshal {kind} into Go value of type uint64")
+        return value
+    svc.register("eth_getActivePrecompilesAt", lambda ts=None: chain.active_precompiles_json(timestamp(ts)), 0, 1)
+    svc.register("eth_getActiveRulesAt", lambda ts=None: chain.active_rules_json(timestamp(ts)), 0, 1)

@@ -73,29 +73,34 @@ class SubnetFeeConfig:
         return cfg
 
     def verify(self) -> None:
+        """FeeConfig.Verify: its checks, order and wording ("<rule>: <field> = <value>")."""
         if self.gas_limit <= 0:
-            raise FeeConfigError(f"gasLimit = {self.gas_limit} cannot be less than or equal to 0")
+            raise FeeConfigError(f"gasLimit cannot be less than or equal to 0: gasLimit = {self.gas_limit}")
         if self.target_block_rate <= 0:
-            raise FeeConfigError(f"targetBlockRate = {self.target_block_rate} cannot be less than or equal to 0")
+            raise FeeConfigError("targetBlockRate cannot be less than or equal to 0: "
+                                 f"targetBlockRate = {self.target_block_rate}")
         if self.min_base_fee < 0:
-            raise FeeConfigError(f"minBaseFee = {self.min_base_fee} cannot be less than 0")
+            raise FeeConfigError(f"minBaseFee cannot be less than 0: minBaseFee = {self.min_base_fee}")
         if self.target_gas <= 0:
-            raise FeeConfigError(f"targetGas = {self.target_gas} cannot be less than or equal to 0")
+            raise FeeConfigError(f"targetGas cannot be less than or equal to 0: targetGas = {self.target_gas}")
         if self.base_fee_change_denominator <= 0:
-            raise FeeConfigError(f"baseFeeChangeDenominator = {self.base_fee_change_denominator} "
-                                 "cannot be less than or equal to 0")
+            raise FeeConfigError("baseFeeChangeDenominator cannot be less than or equal to 0: "
+                                 f"baseFeeChangeDenominator = {self.base_fee_change_denominator}")
         if self.min_block_gas_cost < 0:
-            raise FeeConfigError(f"minBlockGasCost = {self.min_block_gas_cost} cannot be less than 0")
+            raise FeeConfigError(f"minBlockGasCost cannot be less than 0: minBlockGasCost = {self.min_block_gas_cost}")
         if self.min_block_gas_cost > self.max_block_gas_cost:
-            raise FeeConfigError(f"minBlockGasCost = {self.min_block_gas_cost} cannot be greater than "
+            raise FeeConfigError("minBlockGasCost cannot be greater than maxBlockGasCost: "
+                                 f"minBlockGasCost = {self.min_block_gas_cost}, "
                                  f"maxBlockGasCost = {self.max_block_gas_cost}")
         if self.block_gas_cost_step < 0:
-            raise FeeConfigError(f"blockGasCostStep = {self.block_gas_cost_step} cannot be less than 0")
+            raise FeeConfigError("blockGasCostStep cannot be less than 0: "
+                                 f"blockGasCostStep = {self.block_gas_cost_step}")
         if self.max_block_gas_cost > MAX_U64:
-            raise FeeConfigError(f"maxBlockGasCost = {self.max_block_gas_cost} is not a valid uint64")
+            raise FeeConfigError("maxBlockGasCost is not a valid uint64: "
+                                 f"maxBlockGasCost = {self.max_block_gas_cost}")
         for key, attr in FEE_CONFIG_FIELDS:
             if getattr(self, attr) > MAX_U256:
-                raise FeeConfigError(f"{key} exceeds 32 bytes")
+                raise FeeConfigError(f"{key} exceeds hash length: 32 bytes")
 
     def to_json(self) -> dict[str, int]:
         return {key: getattr(self, attr) for key, attr in FEE_CONFIG_FIELDS}

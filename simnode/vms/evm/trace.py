@@ -139,8 +139,8 @@ TracingComputation._base_opcodes = CancunComputation.opcodes  # type: ignore[att
 
 @functools.cache
 def tracing_vm(vm_class: type) -> type:
-    """`vm_class` (coreth's or subnet-EVM's accounts and rules) with the tracing hooks over its
-    own computation class."""
+    """`vm_class` (coreth's or subnet-EVM's accounts and rules, the precompiles active in the
+    traced block) with the tracing hooks over its own computation class."""
     state = vm_class.get_state_class()
     base = state.computation_class
     computation = TracingComputation if base is CancunComputation else type(
@@ -173,8 +173,13 @@ def _block_vm(api: EthAPI, block: BlockInfo) -> tuple[Any, Any]:
     chain = api.chain
     pre = chain.pre_state_root(block)
     hdr = evm_header(block.header, state_root=pre, gas_used=0, bloom=0)
-    vm = tracing_vm(chain.vm_class)(header=hdr, chaindb=chain.evm.chaindb, chain_context=ChainContext(chain.evm_chain_id),
-                                    consensus_context=chain.evm.consensus_context)
+    vm = tracing_vm(chain.precompiles.vm_class_at(hdr.timestamp))(
+        header=hdr, chaindb=chain.evm.chaindb, chain_context=ChainContext(chain.evm_chain_id),
+        consensus_context=chain.evm.consensus_context)
+    parent = chain.block(block.number - 1) if block.number else None
+    if parent is not None:
+        # the block's upgrades (precompile activations) happened before its first tx, as the builder did them
+        chain.apply_upgrades(vm.state, parent.header.timestamp, hdr.block_number, hdr.timestamp)
     return vm, hdr
 
 
@@ -226,8 +231,10 @@ def register_trace(svc: EthService, api: EthAPI) -> None:
         block = api._latest_or_block(tag)
         tracer = _tracer_from(config)
         overrides = (config or {}).get("stateOverrides") if isinstance(config, dict) else None
+        at = block or chain.head
         state = api.exec.build_state(block, not bool(args.gas_price or args.max_fee or args.tip),
-                                     args.gas or 50_000_000, overrides, vm_class=tracing_vm(chain.vm_class))
+                                     args.gas or 50_000_000, overrides,
+                                     vm_class=tracing_vm(chain.precompiles.vm_class_at(at.header.timestamp)))
         _ACTIVE.append(tracer)
         try:
             comp = api.exec.run(args, block, state=state)

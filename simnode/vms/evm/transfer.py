@@ -8,7 +8,9 @@ and its nonce goes up, the recipient gets the value, the coinbase gets `intrinsi
 (`state.get_tip`: the Avalanche states credit the whole effective price), and EIP-161 removes
 the recipient or coinbase if the transfer leaves it touched and empty. Everything else (and
 every state whose computation class is not in PLAIN_COMPUTATIONS, e.g. debug tracing's) goes
-through py-evm's executor unchanged.
+through py-evm's executor unchanged. A stateful precompile is never bypassed: its address is a
+precompile of the state's computation class, and the tx allow list is part of
+`state.validate_transaction`.
 
 Validation is py-evm's own: the same `transaction.validate()` and `state.validate_transaction`
 calls, so invalid transactions raise the same ValidationError before any state is touched.
@@ -26,9 +28,11 @@ from .calltrace import RecordingComputation
 
 # Tests switch this off to compare against py-evm's full path.
 FAST_TRANSFERS = True
-# Computation classes that run no code of their own for a message to an account without code:
-# plain Cancun's, the block recorder's (it records nothing for a call that runs no code) and
-# the classes rules.py adds. Debug tracing's is not one.
+
+# Computation classes that run no code of their own for a message to an account without code
+# (they may add precompiles, which `is_plain_transfer` checks): plain Cancun's, the block
+# recorder's (it records nothing for a call that runs no code), the classes rules.py adds and
+# the stateful-precompile classes (precompiles/vmclasses.py). Debug tracing's is not one.
 PLAIN_COMPUTATIONS: set[type] = {CancunComputation, RecordingComputation}
 
 
@@ -73,10 +77,9 @@ def is_plain_transfer(state: CancunState, tx: SignedTransactionAPI) -> bool:
     to = tx.to
     if to == CREATE_CONTRACT_ADDRESS or tx.data or tx.type_id == BLOB_TX_TYPE:
         return False
-    # another computation class may run code of its own for any message (tracing, precompiles);
-    # the block recorder's records nothing for a call that runs no code
-    if (state.computation_class not in PLAIN_COMPUTATIONS
-            or to in state.computation_class.get_precompiles()):
+    # another computation class may run code of its own for any message (tracing)
+    # (`_precompiles` is what messages run: stateful precompiles too, which are not kept warm)
+    if state.computation_class not in PLAIN_COMPUTATIONS or to in state.computation_class._precompiles:
         return False
     intrinsic_gas = tx.intrinsic_gas
     # with less gas the full path fails after buying gas (a negative message gas)

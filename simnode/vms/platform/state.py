@@ -21,6 +21,7 @@ Keys (after ``P/``):
     r<stakerTxID><idx4>       reward UTXO bytes (getRewardUTXOs)
     y<txID>                   staking history (status, rewards) for the Data API
     v<height8>                validator-set diffs of the block at that height
+    f<height8>                what the block did that the state does not keep (facts.py), for the index
 
 Validator sets (`vset`, what getValidatorsAt and Warp read) are as AvalancheGo's validator
 manager holds them: an L1's inactive validators are one keyless entry under the empty node ID
@@ -40,6 +41,7 @@ from simnode.codec.stakeable import StakeableLockOut
 from simnode.store import Batch, Store, key_suffixes, pack, unpack
 from simnode.warp.validators import WarpSet, canonical_set
 
+from .facts import DELEGATORS, VALIDATORS, BlockFacts
 from .txs import P_REGISTRY
 
 PREFIX = b"P/"
@@ -59,6 +61,7 @@ K_REWARD = PREFIX + b"r"
 K_HISTORY = PREFIX + b"y"
 K_VDIFF = PREFIX + b"v"
 K_L1_PREIMAGE = PREFIX + b"p"
+K_FACTS = PREFIX + b"f"
 
 PRIMARY = bytes(32)
 PLATFORM_CHAIN_ID = bytes(32)
@@ -182,6 +185,7 @@ class State:
         # weights of the validator sets (what getValidatorsAt and Warp use): subnet -> node -> [weight, pk]
         self.vset: dict[bytes, dict[bytes, list]] = {}
         self._vdiff: dict[tuple[bytes, bytes], tuple[int, bytes | None]] = {}
+        self.facts = BlockFacts()  # of the block being built
 
     # ----------------------------------------------------------------------------- raw access
 
@@ -271,6 +275,7 @@ class State:
     def put_staker(self, s: Staker) -> None:
         self._note_vset(s.subnet_id, s.node_id)
         self._index_staker(s)
+        self.facts.staker(s.subnet_id, VALIDATORS if s.is_validator else DELEGATORS, 1, s.weight)
         self.put(K_STAKER + s.tx_id, pack(s.to_record()))
 
     def update_staker(self, s: Staker) -> None:
@@ -278,6 +283,7 @@ class State:
 
     def remove_staker(self, s: Staker) -> None:
         self._note_vset(s.subnet_id, s.node_id)
+        self.facts.staker(s.subnet_id, VALIDATORS if s.is_validator else DELEGATORS, -1, -s.weight)
         self.stakers.pop(s.tx_id, None)
         if s.is_validator:
             vs = self.validators.get(s.subnet_id, {})
@@ -422,6 +428,9 @@ class State:
         old = self.l1.get(v.validation_id)
         if old is not None:
             self._unindex_l1(old)
+            self.facts.staker(v.subnet_id, VALIDATORS, -1, -old.weight)
+        if v.weight:
+            self.facts.staker(v.subnet_id, VALIDATORS, 1, v.weight)
         if v.weight == 0:
             # Removed: drop it entirely (AvalancheGo deletes the validator with weight 0).
             self.delete(K_L1 + v.validation_id)
@@ -470,6 +479,17 @@ class State:
 
     def get_tx(self, tx_id: bytes) -> list | None:
         raw = self.get(K_TX + tx_id)
+        return None if raw is None else unpack(raw)
+
+    def put_facts(self, height: int, time: int) -> list:
+        """Store the facts gathered since the last block at `height` (a block's time); returns them."""
+        record = self.facts.record(time)
+        self.facts = BlockFacts()
+        self.put(K_FACTS + height.to_bytes(8, "big"), pack(record))
+        return record
+
+    def facts_at(self, height: int) -> list | None:
+        raw = self.get(K_FACTS + height.to_bytes(8, "big"))
         return None if raw is None else unpack(raw)
 
     def put_block(self, block_id: bytes, height: int, block_bytes: bytes) -> None:

@@ -83,6 +83,8 @@ class PlatformVM:
             self.state.load()
         else:
             self._init_genesis()
+        if ctx.indexer is not None:
+            ctx.indexer.chain_opened(self)  # indexes blocks accepted while indexing was off
         self.advance_to(self.clock.now())
         self._reschedule()
 
@@ -157,6 +159,7 @@ class PlatformVM:
         st.meta.height = 0
         st.meta.last_block_id = g.p_genesis_block_id
         st.flush_vdiff(0)
+        self._index_block(0, st.put_facts(0, g.start_time))
         st.save_meta()
         st.w.commit()
         st.w = None
@@ -339,6 +342,7 @@ class PlatformVM:
             height = m.height + 1
             block_id = blocks.block_id(block)
             st.put_block(block_id, height, block)
+            self._index_block(height, st.put_facts(height, m.timestamp))
             for s in txs_:
                 st.put_tx(s.tx_id, s.tx_bytes, "Committed", height)
                 self.dropped.pop(s.tx_id, None)
@@ -357,6 +361,16 @@ class PlatformVM:
                     log.exception("block listener failed")
         self._reschedule()
         return m.last_block_id
+
+    def _index_block(self, height: int, facts: list) -> None:
+        if self.ctx.indexer is not None:
+            self.ctx.indexer.block_accepted(self, {"height": height, "facts": facts}, self.state.w)
+
+    def block_row(self, height: int) -> dict | None:
+        """Block `height` as the indexer is handed it (None: no such block, or stored before the
+        P-Chain kept its facts)."""
+        facts = self.state.facts_at(height)
+        return None if facts is None else {"height": height, "facts": facts}
 
     # ----------------------------------------------------------------------------- time
 
@@ -419,6 +433,10 @@ class PlatformVM:
         st.remove_stale_expiries(when)
         cfg = self.validator_fee_config
         cost = fees.validator_cost_of(cfg, st.num_active_l1, m.l1_excess, seconds)
+        if cost and st.num_active_l1:
+            st.facts.charged(m.timestamp, seconds, st.num_active_l1, m.l1_excess,
+                             [[v.validation_id, v.subnet_id, v.node_id, min(cost, v.end_accumulated_fee - m.accrued_fees)]
+                              for v in st.l1.values() if v.end_accumulated_fee])
         m.accrued_fees = min(m.accrued_fees + cost, MAX_U64)
         while True:
             v = st.next_l1_to_deactivate()

@@ -1,0 +1,19 @@
+"""Stateful precompiles for simnode's EVM chains (subnet-evm's precompile/ and its activation
+rules), in plain Python modules:
+
+* registry.py    the modules simnode runs (`MODULES`, in address order; `BY_KEY`);
+* contract.py    what a precompile is (`Module`) and how py-evm calls one (`make_runner`);
+* allowlist.py   IAllowList, shared by the allow-listed precompiles;
+* txallowlist.py, deployerallowlist.py, nativeminter.py, feemanager.py, rewardmanager.py
+                 subnet-EVM's precompiles at 0x0200…0002, …0000, …0001, …0003, …0004;
+* upgrades.py    configs from the genesis `config.<key>` and upgrade.json `precompileUpgrades`,
+                 parsed and verified as subnet-evm does;
+* schedule.py    the `Schedule`: which configs are active at a block timestamp, which activate
+                 between two blocks, and what activating does to the state (and the genesis);
+* vmclasses.py   the py-evm VM class for a set of active precompiles (their callables, the
+                 deployer check on CREATE/CREATE2, the tx check on a tx's sender).
+
+The C-Chain keeps coreth's set: no stateful precompile (its Warp precompile is not built yet;
+the chain sets up the warp account at Durango as coreth does), so its schedule is empty and it
+runs its own VM class, CorethVM, unchanged. An L1's schedule is over SubnetEVMVM.
+"""

@@ -1,0 +1,87 @@
+"""py-evm VM classes for a set of active stateful precompiles, built once per set and cached.
+
+Over a chain's base VM (AvalancheVM, or SubnetEVMVM on an L1) a set of modules gives:
+* a computation class whose precompile table holds the modules' callables (a message to one
+  never reaches the transfer fast path), while `get_precompiles`, which py-evm keeps warm from a
+  tx's start (EIP-2929), stays the base's: subnet-evm's ActivePrecompiles leaves stateful
+  precompiles out, so a contract's first call to one is a cold access (and eth_createAccessList
+  lists them). With a `check_create` module, CREATE and CREATE2 are refused for an origin it
+  rejects (all the creation's gas used, as libevm's CanCreateContract hook, before the new
+  account, its nonce or any value move);
+* a state class whose `validate_transaction` refuses a tx whose sender a `check_tx` module
+  rejects (a ValidationError: the block builder leaves the tx out). Spoofed txs (eth_call,
+  eth_estimateGas, debug_traceCall) skip it, as subnet-evm's calls skip account checks.
+An empty set is the base class itself: nothing added, nothing to pay.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eth.vm.spoof import SpoofTransaction
+from eth_utils import ValidationError
+
+from ..transfer import PLAIN_COMPUTATIONS
+from .contract import Module, PrecompileError, make_runner
+
+_CACHE: dict[tuple[type, tuple[Module, ...]], type] = {}
+
+
+def vm_class_for(base_vm: type, modules: tuple[Module, ...]) -> type:
+    if not modules:
+        return base_vm
+    key = (base_vm, modules)
+    hit = _CACHE.get(key)
+    if hit is None:
+        hit = _CACHE[key] = _build(base_vm, modules)
+    return hit
+
+
+def _build(base_vm: type, modules: tuple[Module, ...]) -> type:
+    base_state = base_vm._state_class
+    computation = _computation_class(base_state.computation_class, modules)
+    tx_checks = tuple(m.check_tx for m in modules if m.check_tx is not None)
+    name = "".join(m.key[0].upper() + m.key[1:].removesuffix("Config") for m in modules)
+    namespace: dict[str, Any] = {"computation_class": computation}
+    if tx_checks:
+        def validate_transaction(self: Any, transaction: Any) -> None:
+            if not isinstance(transaction, SpoofTransaction):
+                for check in tx_checks:
+                    reason = check(self, transaction.sender)
+                    if reason is not None:
+                        raise ValidationError(reason)
+            base_state.validate_transaction(self, transaction)
+        namespace["validate_transaction"] = validate_transaction
+    state = type(f"{base_state.__name__}With{name}", (base_state,), namespace)
+    return type(f"{base_vm.__name__}With{name}", (base_vm,), {"_state_class": state})
+
+
+def _computation_class(base: type, modules: tuple[Module, ...]) -> type:
+    precompiles = {**base.get_precompiles(), **{m.address: make_runner(m) for m in modules}}
+    create_checks = tuple(m.check_create for m in modules if m.check_create is not None)
+
+    class PrecompileComputation(base):  # type: ignore[misc, valid-type]
+        _precompiles = precompiles  # what a message runs
+
+        @classmethod
+        def get_precompiles(cls) -> dict:
+            # what py-evm keeps warm from a tx's start: subnet-evm's ActivePrecompiles leave the
+            # stateful ones out, so a contract's first call to one is a cold account access
+            return base.get_precompiles()
+
+        if create_checks:
+            @classmethod
+            def apply_create_message(cls, state: Any, message: Any, transaction_context: Any,
+                                     parent_computation: Any = None) -> Any:
+                for check in create_checks:
+                    reason = check(state, transaction_context.origin)
+                    if reason is not None:
+                        computation = cls(state, message, transaction_context)
+                        with computation:  # records the error and uses all the gas
+                            raise PrecompileError(reason)
+                        return computation
+                return super().apply_create_message(state, message, transaction_context, parent_computation)
+
+    PrecompileComputation.__name__ = PrecompileComputation.__qualname__ = f"{base.__name__}WithPrecompiles"
+    PLAIN_COMPUTATIONS.add(PrecompileComputation)
+    return PrecompileComputation
