@@ -6,15 +6,9 @@ the chain agree."""
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import threading
 import time
-from pathlib import Path
 
+from eth._utils.address import generate_contract_address
 from eth_account import Account
 from web3 import Web3
 
@@ -24,9 +18,9 @@ from simnode.node import Node
 from .dataapi import api, request
 from .evm_data_scenario import walk
 from .index_scenario import EWOQ, GWEI, Scenario, artifact
+from .killed_node import kill_9_under_load
 from .rpc import call
 
-ROOT = Path(__file__).resolve().parents[2]
 C = "/v1/chains/43112"
 ALICE = Account.from_key(b"\xa1" * 32)
 
@@ -187,65 +181,38 @@ def test_reindex_rereads_the_token_uri_and_a_revert_below_it_drops_the_read():
         assert seen() == [{"tokenUri": first, "metadata": {"indexStatus": "INDEXED", "name": "first"}}] * 6
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+RECIPIENTS = [Web3.to_checksum_address(bytes([k + 1]) * 20) for k in range(5)]
+TOKEN = Web3.to_checksum_address(generate_contract_address(bytes.fromhex(EWOQ.address[2:]), 0))  # EWOQ's first create
+
+
+def _token_load(rpc: str) -> list[str]:
+    """Deploy a Token (waiting for its receipt), then 499 signed txs alternating native and
+    ERC-20 transfers to RECIPIENTS."""
+    fee = {"chainId": 43112, "maxFeePerGas": 100 * GWEI, "maxPriorityFeePerGas": 1}
+    w3 = Web3()
+    deploy = w3.eth.contract(abi=artifact("Token")["abi"], bytecode=artifact("Token")["bytecode"]).constructor(
+        "Load", "LD", 10**9)
+    deployed = call(rpc, "eth_sendRawTransaction", [EWOQ.sign_transaction(
+        {**fee, "nonce": 0, "data": deploy.data_in_transaction, "gas": 2_000_000}).raw_transaction.to_0x_hex()])
+    for _ in range(200):
+        receipt = call(rpc, "eth_getTransactionReceipt", [deployed])
+        if receipt is not None:
+            break
+        time.sleep(0.02)
+    assert Web3.to_checksum_address(receipt["contractAddress"]) == TOKEN
+    token = w3.eth.contract(address=TOKEN, abi=artifact("Token")["abi"])
+    raws = []
+    for n in range(1, 500):
+        to = RECIPIENTS[n % len(RECIPIENTS)]
+        tx = ({"to": to, "value": n, "gas": 21000} if n % 2 else
+              {"to": token.address, "gas": 100_000, "data": token.functions.transfer(to, n)._encode_transaction_data()})
+        raws.append(EWOQ.sign_transaction({**fee, "nonce": n, **tx}).raw_transaction.to_0x_hex())
+    return raws
 
 
 def test_kill_9_under_load_then_a_restart_the_data_api_and_the_chain_agree(tmp_path):
-    data, port = tmp_path / "data", _free_port()
-    env = dict(os.environ, ETH_HASH_BACKEND="pysha3")
-    proc = subprocess.Popen([sys.executable, "-m", "simnode", "run", "--data-dir", str(data), "--http-port", str(port),
-                             "--log-level", "WARN"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    recipients = [Web3.to_checksum_address(bytes([k + 1]) * 20) for k in range(5)]
-    try:
-        assert "simnode ready" in proc.stdout.readline()
-        rpc = f"http://127.0.0.1:{port}/ext/bc/C/rpc"
-        fee = {"chainId": 43112, "maxFeePerGas": 100 * GWEI, "maxPriorityFeePerGas": 1}
-        code = artifact("Token")["bytecode"]
-        w3 = Web3()
-        deploy = w3.eth.contract(abi=artifact("Token")["abi"], bytecode=code).constructor("Load", "LD", 10**9)
-        deployed = call(rpc, "eth_sendRawTransaction", [EWOQ.sign_transaction(
-            {**fee, "nonce": 0, "data": deploy.data_in_transaction, "gas": 2_000_000}).raw_transaction.to_0x_hex()])
-        for _ in range(200):
-            receipt = call(rpc, "eth_getTransactionReceipt", [deployed])
-            if receipt is not None:
-                break
-            time.sleep(0.02)
-        token = w3.eth.contract(address=Web3.to_checksum_address(receipt["contractAddress"]),
-                                abi=artifact("Token")["abi"])
-        raws = []
-        for n in range(1, 500):
-            to = recipients[n % len(recipients)]
-            call_data = token.functions.transfer(to, n)._encode_transaction_data()
-            tx = ({"to": to, "value": n, "gas": 21000} if n % 2 else
-                  {"to": token.address, "gas": 100_000, "data": call_data})
-            raws.append(EWOQ.sign_transaction({**fee, "nonce": n, **tx}).raw_transaction.to_0x_hex())
-        stop = threading.Event()
-
-        def load() -> None:
-            for raw in raws:
-                if stop.is_set():
-                    return
-                try:
-                    call(rpc, "eth_sendRawTransaction", [raw])
-                except Exception:  # noqa: BLE001 - the node is gone
-                    return
-
-        loader = threading.Thread(target=load, daemon=True)
-        loader.start()
-        deadline = time.monotonic() + 60
-        while int(call(rpc, "eth_blockNumber"), 16) < 30 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-        stop.set()
-        loader.join(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    data = tmp_path / "data"
+    kill_9_under_load(data, _token_load)
     with Node.start_in_thread(NodeConfig(http_port=0, data_dir=data, log_level="WARN")) as h:
         rpc = h.url + "/ext/bc/C/rpc"
         head = int(call(rpc, "eth_blockNumber"), 16)
@@ -268,14 +235,14 @@ def test_kill_9_under_load_then_a_restart_the_data_api_and_the_chain_agree(tmp_p
                 str(int(receipt["status"], 16)), str(int(receipt["gasUsed"], 16)),
                 str(int(receipt["effectiveGasPrice"], 16)), receipt["blockHash"])
         selector = Web3.keccak(text="balanceOf(address)")[:4].hex()
-        for to in recipients:
+        for to in RECIPIENTS:
             got = api(h.url, f"{C}/addresses/{to}/balances:listErc20")
-            want = int(call(rpc, "eth_call", [{"to": token.address, "data": "0x" + selector + "00" * 12 + to[2:]},
+            want = int(call(rpc, "eth_call", [{"to": TOKEN, "data": "0x" + selector + "00" * 12 + to[2:]},
                                               "latest"]), 16)
             assert [b["balance"] for b in got["erc20TokenBalances"]] == ([str(want)] if want else [])
             assert got["nativeTokenBalance"]["balance"] == str(int(call(rpc, "eth_getBalance", [to, "latest"]), 16))
         # and the chain goes on, the Data API with it
-        raw = EWOQ.sign_transaction({"chainId": 43112, "nonce": sent, "to": recipients[0], "value": 1, "gas": 21000,
+        raw = EWOQ.sign_transaction({"chainId": 43112, "nonce": sent, "to": RECIPIENTS[0], "value": 1, "gas": 21000,
                                      "maxFeePerGas": 100 * GWEI, "maxPriorityFeePerGas": 1}).raw_transaction
         tx_hash = call(rpc, "eth_sendRawTransaction", [raw.to_0x_hex()])
         for _ in range(200):

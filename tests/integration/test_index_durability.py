@@ -7,12 +7,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 from web3 import Web3
@@ -25,6 +21,7 @@ from simnode.store import Store
 
 from . import index_scenario
 from .index_scenario import EWOQ, raw_address
+from .killed_node import kill_9_under_load
 from .rpc import call
 from .test_l1_evm_chain import GENESIS, L1_CHAIN_ID, create_l1, l1_web3
 
@@ -100,47 +97,12 @@ def test_reindex_is_byte_identical_and_no_index_catches_up(tmp_path):
     assert simnode("reindex", "--data-dir", str(tmp_path / "none")).returncode == 1
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_kill_9_under_load_leaves_index_and_chain_agreeing(tmp_path):
-    data, port = tmp_path / "data", _free_port()
-    env = dict(os.environ, ETH_HASH_BACKEND="pysha3")
-    proc = subprocess.Popen([sys.executable, "-m", "simnode", "run", "--data-dir", str(data), "--http-port", str(port),
-                             "--log-level", "WARN"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True)
-    try:
-        assert "simnode ready" in proc.stdout.readline()
-        rpc = f"http://127.0.0.1:{port}/ext/bc/C/rpc"
-        raws = [EWOQ.sign_transaction({"chainId": 43112, "nonce": n, "to": Web3.to_checksum_address("0x" + f"{n % 7 + 1:02x}" * 20),
-                                       "value": n + 1, "gas": 21000, "maxFeePerGas": 100 * 10**9,
-                                       "maxPriorityFeePerGas": 1}).raw_transaction.to_0x_hex() for n in range(400)]
-        stop = threading.Event()
-
-        def load() -> None:
-            for raw in raws:
-                if stop.is_set():
-                    return
-                try:
-                    call(rpc, "eth_sendRawTransaction", [raw])
-                except Exception:  # noqa: BLE001 - the node is gone
-                    return
-
-        loader = threading.Thread(target=load, daemon=True)
-        loader.start()
-        deadline = time.monotonic() + 60
-        while int(call(rpc, "eth_blockNumber"), 16) < 30 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-        stop.set()
-        loader.join(10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    data = tmp_path / "data"
+    kill_9_under_load(data, lambda rpc: [EWOQ.sign_transaction(
+        {"chainId": 43112, "nonce": n, "to": Web3.to_checksum_address("0x" + f"{n % 7 + 1:02x}" * 20), "value": n + 1,
+         "gas": 21000, "maxFeePerGas": 100 * 10**9, "maxPriorityFeePerGas": 1}).raw_transaction.to_0x_hex()
+        for n in range(400)])
     with Node.start_in_thread(NodeConfig(http_port=0, data_dir=data)) as h:
         w3 = c_web3(h)
         ix = EvmIndex(h.node.store, h.node.genesis.c_chain_id)

@@ -1,33 +1,11 @@
 // The Data API routes of a running simnode through the real @avalanche-sdk/chainkit 0.3.13, which
-// validates every request and response with its zod schemas (data-api.md §6): telemetry off (it
-// would post to posthog), no retries, and a fetcher that sends every request to the node whatever
-// host the SDK's per-operation server names.
+// validates every request and response with its zod schemas (data-api.md §6), set up by chainkit_node.mjs.
 // usage: node chainkit_data_api.mjs <node base URL> <EVM address>   -> one JSON line
-import { Avalanche, HTTPClient } from "@avalanche-sdk/chainkit";
+import { chainkitForNode } from "./chainkit_node.mjs";
 import { BadRequestError, NotFoundError } from "@avalanche-sdk/chainkit/models/errors";
 
 const [base, address] = process.argv.slice(2);
-const node = new URL(base);
-
-const httpClient = new HTTPClient({
-  fetcher: async (input, init) => {
-    const req = input instanceof Request ? input : new Request(input, init);
-    const url = new URL(req.url);
-    url.protocol = node.protocol;
-    url.host = node.host;
-    const body = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
-    return fetch(new Request(url, { method: req.method, headers: req.headers, body }));
-  },
-});
-
-const sdk = new Avalanche({
-  network: "fuji",
-  chainId: "43112",
-  apiKey: "local-key",
-  enableTelemetry: false,
-  retryConfig: { strategy: "none" },
-  httpClient,
-});
+const sdk = chainkitForNode(base, { apiKey: "local-key" });
 
 async function errorName(promise) {
   try {

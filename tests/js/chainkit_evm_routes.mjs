@@ -1,33 +1,13 @@
 // The Data API's EVM routes of a running simnode through the real @avalanche-sdk/chainkit 0.3.13,
 // which validates every request and response with its zod schemas: latest blocks and txs, a tx,
 // an address's lists and balances, contract and NFT metadata, :reindex, the lists across chains,
-// and page walks with pageSize 1 through the SDK's own page iterator. Set up as
-// chainkit_data_api.mjs (telemetry off, no retries, every request sent to the node).
+// and page walks with pageSize 1 through the SDK's own page iterator; set up by chainkit_node.mjs.
 // usage: node chainkit_evm_routes.mjs <node base URL> <JSON {address, token, nft, txHash}>  -> one JSON line
-import { Avalanche, HTTPClient } from "@avalanche-sdk/chainkit";
+import { chainkitForNode } from "./chainkit_node.mjs";
 
 const [base, argsJson] = process.argv.slice(2);
 const { address, token, nft, txHash } = JSON.parse(argsJson);
-const node = new URL(base);
-
-const httpClient = new HTTPClient({
-  fetcher: async (input, init) => {
-    const req = input instanceof Request ? input : new Request(input, init);
-    const url = new URL(req.url);
-    url.protocol = node.protocol;
-    url.host = node.host;
-    const body = req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer();
-    return fetch(new Request(url, { method: req.method, headers: req.headers, body }));
-  },
-});
-
-const sdk = new Avalanche({
-  network: "fuji",
-  chainId: "43112",
-  enableTelemetry: false,
-  retryConfig: { strategy: "none" },
-  httpClient,
-});
+const sdk = chainkitForNode(base);
 
 async function walk(pages, key) {
   const items = [];

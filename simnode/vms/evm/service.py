@@ -26,6 +26,12 @@ FEE_HISTORY_MAX_DEPTH = 25_000  # DefaultMaxBlockHistory: how far behind the las
 FEE_HISTORY_MAX_PERCENTILES = 100
 MAX_LOG_RANGE = 100_000
 FILTER_TIMEOUT_S = 300
+# coreth's gas price oracle defaults (eth/ethconfig DefaultFullGPOConfig, eth/gasprice)
+ORACLE_BLOCKS = 40
+ORACLE_PERCENTILE = 40
+ORACLE_LOOKBACK_S = 80
+ORACLE_MIN_PRICE = 1  # acp176.MinGasPrice
+ORACLE_MAX_PRICE = 150 * 10**9
 
 
 # ----------------------------------------------------------------------------- the service
@@ -42,6 +48,8 @@ class EthAPI:
             chain.dev_keys[address_of(k)] = k
         self.accounts = [address_of(k) for k in keys]
         chain.listeners.append(self._on_event)
+        self._oracle_head: bytes | None = None
+        self._oracle_price = ORACLE_MIN_PRICE
 
     # -------------------------------------------------------------- helpers
 
@@ -106,23 +114,30 @@ class EthAPI:
         )
 
     def suggested_tip(self) -> int:
-        """coreth's oracle, simplified: 1 wei on an idle chain; else the 60th percentile of
-        recent tips (last 20 blocks within 80 s), clamped to [1 wei, 150 gwei]."""
+        """coreth's gas price oracle (eth/gasprice with ethconfig's defaults): the 40th percentile
+        of the effective tips of the txs in the head's last 40 blocks (never block 0), walking back
+        from the head and stopping at the first block more than 80 s older than the node's clock;
+        clamped to [1 wei, 150 gwei]. With no tips it repeats its previous answer (1 wei at first),
+        and it answers once per head."""
         chain = self.chain
         head = chain.head
+        if head.hash == self._oracle_head:
+            return self._oracle_price
+        now_s = chain.clock.now_ms() // 1000
         tips = []
-        for n in range(head.number, max(0, head.number - 20), -1):
+        for n in range(head.number, max(0, head.number - ORACLE_BLOCKS), -1):
             b = chain.block(n)
-            if b is None or head.ms - b.ms > 80_000:
+            if b.header.timestamp + ORACLE_LOOKBACK_S < now_s:
                 break
             base = b.header.base_fee_per_gas
-            for rc in b.receipts:
-                tips.append(rc[3] - base)
-        if not tips:
-            return 1
-        tips.sort()
-        tip = tips[min(len(tips) - 1, len(tips) * 60 // 100)]
-        return max(1, min(tip, 150 * 10**9))
+            tips.extend(rc[3] - base for rc in b.receipts)
+        price = self._oracle_price
+        if tips:
+            tips.sort()
+            price = tips[(len(tips) - 1) * ORACLE_PERCENTILE // 100]
+        price = max(ORACLE_MIN_PRICE, min(price, ORACLE_MAX_PRICE))
+        self._oracle_head, self._oracle_price = head.hash, price
+        return price
 
     # -------------------------------------------------------------- events (filters)
 
