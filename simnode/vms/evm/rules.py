@@ -27,6 +27,7 @@ classes per block.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,7 +36,7 @@ from eth.db.account import AccountDB
 from eth.rlp.accounts import Account
 from eth.validation import validate_length_lte
 from eth.vm.forks.cancun import CancunVM
-from eth_utils import ValidationError
+from eth_utils import ExtendedDebugLogger, ValidationError, get_extended_debug_logger
 
 from . import rlpcodec, speedups
 from .calltrace import RecordingComputation
@@ -128,9 +129,19 @@ class AvalancheComputation(RecordingComputation):
 PLAIN_COMPUTATIONS.add(AvalancheComputation)
 
 
+@functools.cache
+def _state_logger(state_class: type) -> ExtendedDebugLogger:
+    return get_extended_debug_logger(f"eth.vm.state.{state_class.__name__}")
+
+
 class AvalancheState(TransferFastPathState):
     account_db_class = FastAccountDB
     computation_class = AvalancheComputation
+
+    @property
+    def logger(self) -> ExtendedDebugLogger:
+        # py-evm's, without building the logger's name again at each use (three times per tx)
+        return _state_logger(type(self))
 
     def get_tip(self, transaction: Any) -> int:
         # the coinbase is credited gas used × the effective gas price, base fee included
