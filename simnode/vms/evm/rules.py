@@ -31,11 +31,16 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-from eth.abc import BlockAPI, BlockHeaderAPI
+from eth._utils.address import generate_contract_address
+from eth.abc import BlockAPI, BlockHeaderAPI, MessageAPI, SignedTransactionAPI
+from eth.constants import CREATE_CONTRACT_ADDRESS
 from eth.db.account import AccountDB
 from eth.rlp.accounts import Account
 from eth.validation import validate_length_lte
 from eth.vm.forks.cancun import CancunVM
+from eth.vm.forks.cancun.constants import BLOB_TX_TYPE
+from eth.vm.forks.cancun.state import CancunTransactionExecutor
+from eth.vm.message import Message
 from eth_utils import ExtendedDebugLogger, ValidationError, get_extended_debug_logger
 
 from . import rlpcodec, speedups
@@ -129,6 +134,30 @@ class AvalancheComputation(RecordingComputation):
 PLAIN_COMPUTATIONS.add(AvalancheComputation)
 
 
+class AvalancheTransactionExecutor(CancunTransactionExecutor):
+    def build_evm_message(self, transaction: SignedTransactionAPI) -> MessageAPI:
+        """Cancun's, without formatting its debug line while that is off: the line holds the
+        tx's repr, a hash of its data and the hex of the code it calls (kilobytes for a token),
+        built for every tx, eth_call and estimate."""
+        state = self.vm_state
+        if state.logger.show_debug2:
+            return super().build_evm_message(transaction)
+        fee = transaction.gas * state.get_gas_price(transaction)
+        if transaction.type_id == BLOB_TX_TYPE:
+            fee += self.calc_data_fee(transaction)
+        state.delta_balance(transaction.sender, -fee)
+        state.increment_nonce(transaction.sender)
+        if transaction.to == CREATE_CONTRACT_ADDRESS:
+            contract_address = generate_contract_address(transaction.sender, state.get_nonce(transaction.sender) - 1)
+            data, code, delegation = b"", transaction.data, None
+        else:
+            contract_address, data = None, transaction.data
+            code, delegation = self.get_code_at_address(transaction.to)
+        return Message(gas=transaction.gas - transaction.intrinsic_gas, to=transaction.to, sender=transaction.sender,
+                       value=transaction.value, data=data, code=code, create_address=contract_address,
+                       refund=self.calc_message_refund(transaction), is_delegation=delegation is not None)
+
+
 @functools.cache
 def _state_logger(state_class: type) -> ExtendedDebugLogger:
     return get_extended_debug_logger(f"eth.vm.state.{state_class.__name__}")
@@ -137,6 +166,7 @@ def _state_logger(state_class: type) -> ExtendedDebugLogger:
 class AvalancheState(TransferFastPathState):
     account_db_class = FastAccountDB
     computation_class = AvalancheComputation
+    transaction_executor_class = AvalancheTransactionExecutor
 
     @property
     def logger(self) -> ExtendedDebugLogger:
