@@ -66,6 +66,7 @@ TX_FEE_CAP_WEI = 100 * 10**18  # coreth RPCTxFeeCap: 100 AVAX
 RPC_GAS_CAP = 50_000_000
 EIP1820_DEPLOY_HASH = bytes.fromhex("fefb2da535e927b85fe68eb81cb2e4a5827c905f78381a01ef2322aa9b0aee8e")
 ZERO_ADDRESS = b"\x00" * 20
+STATIC_STATE_RUNS = 256  # static calls on one kept state before it is built anew
 BLOCK_CACHE = 256  # decoded recent blocks (receipt and block lookups); older ones are read back from the store
 
 
@@ -348,6 +349,7 @@ class EVMChain:
         self.pool = Mempool()
         self._blocks: OrderedDict[int, BlockInfo] = OrderedDict()
         self._view: AccountDB | None = None
+        self._static: list | None = None  # [(header row, gas), state, runs]: static_call's kept state
         self.listeners: list[Callable[[str, Any], None]] = []
         self._mine_scheduled = False
         self.automine = float(getattr(self.config, "block_time", 0) or 0) == 0
@@ -514,10 +516,18 @@ class EVMChain:
 
     def static_call(self, row: dict, to: bytes, data: bytes, gas: int = 1_000_000) -> bytes | None:
         """The output of a gas-free call from the zero address at the state after the block of
-        `row` (its unflushed overlay included), or None if it fails; nothing is kept."""
+        `row` (its unflushed overlay included), or None if it fails; nothing is kept. The state
+        serves the next calls on the same block (the indexer probes a new token with up to
+        seven), each reverted; a block's header fixes its state root, so it reads the same."""
         from eth.vm.spoof import SpoofTransaction
-        header = Header.decode(row["hdr"], self.header_rules.coreth)
-        state = self.vm_at(evm_header(header, base_fee_per_gas=0, gas_limit=max(gas, header.gas_limit))).state
+        key = (row["hdr"], gas)
+        kept = self._static
+        if kept is None or kept[0] != key or kept[2] >= STATIC_STATE_RUNS:
+            header = Header.decode(row["hdr"], self.header_rules.coreth)
+            vm = self.vm_at(evm_header(header, base_fee_per_gas=0, gas_limit=max(gas, header.gas_limit)))
+            kept = self._static = [key, vm.state, 0]
+        kept[2] += 1
+        state = kept[1]
         utx = AvalancheVM.create_unsigned_transaction(nonce=state.get_nonce(ZERO_ADDRESS), gas_price=0, gas=gas,
                                                       to=to, value=0, data=data)
         snap = state.snapshot()
