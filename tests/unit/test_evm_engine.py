@@ -313,6 +313,24 @@ def test_same_inputs_same_chain():
     assert _replay() == _replay()
 
 
+def test_static_calls_on_one_block_share_a_state_and_keep_nothing():
+    """static_call keeps its state for the next calls on the same block: each call's writes are
+    reverted, a failing call leaves it usable, and another block reads its own state."""
+    c = make_chain()
+    counter = b"\xc3" * 20  # SSTORE(0, SLOAD(0) + 1), returns the new value
+    c.edit_state(lambda s: s.set_code(counter, bytes.fromhex("6000546001018060005560005260206000f3")))
+    row = c.block_row(c.build_block().number)
+    one = (1).to_bytes(32, "big")
+    assert c.static_call(row, counter, b"") == one
+    assert c.static_call(row, counter, b"") == one
+    assert c.static_call(row, counter, b"", gas=20_000) is None  # below the intrinsic gas
+    assert c.static_call(row, counter, b"") == one
+    c.edit_state(lambda s: s.set_storage(counter, 0, 41))
+    later = c.block_row(c.build_block().number)
+    assert c.static_call(later, counter, b"") == (42).to_bytes(32, "big")
+    assert c.static_call(row, counter, b"") == one
+
+
 def test_node_cache_returns_private_copies():
     from trie import HexaryTrie
 
