@@ -226,13 +226,13 @@ async def handle(api: DataAPI, path: str) -> float:
 
 def feed(store: Store, target: int, chain_id: bytes) -> dict:
     """Synthetic blocks through the indexer, into the index of chain `chain_id`, until the index
-    holds `target` rows."""
+    holds `target` rows and a full page of blocks."""
     chain = SyntheticChain(chain_id)
     indexer = Indexer(store)
     rows = txs = 0
     index_s = 0.0
-    while rows < target:
-        while rows < target:
+    while rows < target or chain.number <= PAGE:
+        while rows < target or chain.number <= PAGE:
             row = chain.block()
             batch = store.batch()
             t = time.perf_counter()
