@@ -107,6 +107,7 @@ class Executor:
             evm = self.chain.evm
             vm = vm_class(header=hdr, chaindb=evm.chaindb, chain_context=ChainContext(self.chain.evm_chain_id),
                           consensus_context=evm.consensus_context)
+            vm.state.warp_identity = self.chain.warp_identity
         state = vm.state
         if overrides:
             apply_overrides(state, overrides)
