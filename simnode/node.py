@@ -39,6 +39,7 @@ from .vms.chain import Chain, ChainContext
 from .vms.platform import service as platform_service
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 from .signing.aggregator import Aggregator
+from .icm.relayer_account import RELAYER_FUNDS, relayer_address
 from .signing.signer import PlatformValidators, WarpSigner
 from .warp.keystore import Keystore
 
@@ -87,6 +88,8 @@ class Node:
         self.warp_signer: WarpSigner | None = None  # the validators signing Warp messages
         self.aggregator: Aggregator | None = None  # the signature aggregator's core
         self.warp_validators = PlatformValidators(self.chains)  # what the EVM chains verify predicates with
+        self.relayer: Any = None  # the in-process ICM relayer (relayer.py), made with the first EVM chain
+        self.relayer_on: bool = self.config.relayer
         # The node is the first genesis staker (a genesis has at least one): its node ID and BLS
         # key are that validator's.
         self.node_id: bytes = self.genesis.config.initial_stakers[0].node_id
@@ -139,6 +142,16 @@ class Node:
         """An EVM chain's validators sign its accepted messages and blocks (ChainWarpBackend)."""
         if self.warp_signer is not None and hasattr(chain, "accepted_message"):
             self.warp_signer.register_chain(chain.chain_id, chain)
+            if self.relayer is None:
+                from .relayer import Relayer
+                self.relayer = Relayer(self)
+            self.relayer.attach(chain)
+
+    def set_relayer(self, on: bool) -> None:
+        """Switch the in-process ICM relayer (off: messages wait for manual relaying, or for it to be on)."""
+        self.relayer_on = bool(on)
+        if self.relayer is not None:
+            self.relayer.flush()
 
     def unregister_chain(self, chain_id: bytes) -> None:
         """Forget a chain and every alias of it (a revert removed its CreateChainTx)."""
@@ -272,7 +285,8 @@ class Node:
         return ChainContext(config=self.config, genesis=self.genesis, store=self.store, clock=self.clock,
                             chain_id=chain_id, chains=self.chains, genesis_time=self.genesis_time,
                             node_id=self.node_id, snapshots=self.snapshots, indexer=self.indexer,
-                            warp_validators=self.warp_validators)
+                            warp_validators=self.warp_validators,
+                            first_block_credits=((relayer_address(self.config.seed), RELAYER_FUNDS),))
 
     def _build_node_endpoints(self) -> None:
         self.node_endpoints["info"] = info_api.build_service(self)

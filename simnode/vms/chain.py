@@ -53,6 +53,8 @@ class ChainContext:
     # The P-Chain's validator sets that verify Warp predicates (precompiles/warp.ValidatorView;
     # None: no P-Chain, every predicate fails).
     warp_validators: Any = None
+    # Balances an EVM chain credits at the start of its block 1 (the ICM relayer's funds): (address, wei).
+    first_block_credits: tuple[tuple[bytes, int], ...] = ()
 
     def __post_init__(self) -> None:
         if self.snapshots is None:

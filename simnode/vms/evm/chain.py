@@ -358,6 +358,8 @@ class EVMChain:
         # its predicates (from the node; without them every predicate fails)
         self.warp_identity = warp.Identity(self.config.network_id, self.chain_id, subnet_id)
         self.warp_validators: warp.ValidatorView | None = getattr(ctx, "warp_validators", None)
+        # credited at the start of block 1, like an activation: block 0 stays the real genesis
+        self.first_block_credits: tuple[tuple[bytes, int], ...] = tuple(getattr(ctx, "first_block_credits", ()))
         self.vm_class = self.precompiles.base_vm
         self.kv = StoreKV(self.store, prefix + b"s/")
         self.db = atomic_db(self.kv)
@@ -752,7 +754,7 @@ class EVMChain:
     def _intrinsic_gas(self, tx: SignedTransactionAPI) -> int:
         """With Warp active, predicates cost PredicateGas (a ChainError if one does not parse)."""
         found = warp.tx_predicates(tx)
-        if not found or self._warp_config(max(self.clock.now_ms(), self.head.ms) // 1000) is None:
+        if not found or self.warp_config(max(self.clock.now_ms(), self.head.ms) // 1000) is None:
             return tx.intrinsic_gas
         try:
             return warp.intrinsic_gas(tx, found)
@@ -938,18 +940,21 @@ class EVMChain:
         """What block `number` at `time` (s) on a parent at `parent_time` (None: the genesis,
         before its alloc) does to the state before its first tx, as coreth's and subnet-evm's
         ApplyUpgrades: the precompile configs that activate (or disable) in it (on the C-Chain,
-        Warp's account at Durango)."""
+        Warp's account at Durango); block 1 first credits `first_block_credits`."""
+        if number == 1:
+            for address, amount in self.first_block_credits:
+                state.set_balance(address, state.get_balance(address) + amount)
         self.precompiles.activate(state, parent_time, BlockContext(number, time))
 
-    def _upgrades_between(self, parent_time: int, time: int) -> bool:
-        """Does a block at `time` on a parent at `parent_time` change the state before its txs?"""
-        return bool(self.precompiles.activating(parent_time, time))
+    def _upgrades_between(self, parent_time: int, time: int, number: int) -> bool:
+        """Does block `number` at `time` on a parent at `parent_time` change the state before its txs?"""
+        return (number == 1 and bool(self.first_block_credits)) or bool(self.precompiles.activating(parent_time, time))
 
     # ------------------------------------------------------------------ Warp
 
     def warp_results(self, tx: Any, tx_hash: bytes, timestamp: int) -> int | None:
         """The failed-predicate bits of `tx` in a block at `timestamp` (None: no Warp predicates)."""
-        config = self._warp_config(timestamp)
+        config = self.warp_config(timestamp)
         if config is None:
             return None
         found = warp.tx_predicates(tx)
@@ -964,7 +969,7 @@ class EVMChain:
                 failed |= 1 << i
         return failed
 
-    def _warp_config(self, timestamp: int) -> Any:
+    def warp_config(self, timestamp: int) -> Any:
         for config in self.precompiles.active(timestamp):
             if config.module is warp.MODULE:
                 return config
@@ -996,7 +1001,7 @@ class EVMChain:
                     ts_ms = parent.ms + interval_s * 1000
                 else:
                     ts_ms = self._block_time_ms()
-                if self._upgrades_between(parent.header.timestamp, ts_ms // 1000):
+                if self._upgrades_between(parent.header.timestamp, ts_ms // 1000, parent.number + 1):
                     # an upgrade that changes state (coreth's warp account, a precompile
                     # activation): this one block is built the executing way, after the blocks before it
                     self.kv.flush_into(batch)
