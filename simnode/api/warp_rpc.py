@@ -9,7 +9,9 @@
   current P-Chain height, by the node's aggregator.
 
 "This node" is the validator of the chain's subnet whose node ID is the node's, else the first
-validator in canonical order whose key simnode holds (simnode is every validator). IDs are cb58.
+validator in canonical order whose key simnode holds (simnode is every validator). IDs are cb58,
+as ids.ID is in JSON; simnode also takes a 0x-prefixed 32-byte hex ID (as SendWarpMessage's
+topic 2 reads in a receipt).
 """
 
 from __future__ import annotations
@@ -28,6 +30,11 @@ from ..warp.payload import Hash
 def _id(value: Any) -> bytes:
     if not isinstance(value, str):
         raise RPCError("invalid argument 0: json: cannot unmarshal non-string into Go value of type ids.ID")
+    if value[:2].lower() == "0x" and len(value) == 66:  # simnode also takes the 0x form logs carry
+        try:
+            return bytes.fromhex(value[2:])
+        except ValueError:
+            pass
     try:
         return id_from_str(value)
     except ValueError as e:

@@ -340,13 +340,15 @@ _spec("create_asset", "create an X-Chain asset; save = its name for later steps"
 _spec("deploy", "deploy a contract on the C-Chain from bytecode or an artifact JSON; save = its name",
       {"from": v_nonempty},
       {"bytecode": v_hex, "artifact": v_nonempty, "abi": v_any, "args": v_list(), "value": v_amount, **_C_TX,
-       **_TX_COMMON}, _check_deploy)
+       "evm_chain": v_nonempty, **_TX_COMMON}, _check_deploy)
 _spec("call", "eth_call a contract function (read only); save = the decoded result",
       {"contract": v_nonempty, "function": v_nonempty},
-      {"args": v_list(), "from": v_nonempty, "save": v_name, "expect_error": v_str, "abi": v_any, "block": v_any})
+      {"args": v_list(), "from": v_nonempty, "save": v_name, "expect_error": v_str, "abi": v_any, "block": v_any,
+       "evm_chain": v_nonempty})
 _spec("transact", "send a transaction calling a contract function",
       {"contract": v_nonempty, "function": v_nonempty, "from": v_nonempty},
-      {"args": v_list(), "value": v_amount, "abi": v_any, **_C_TX, **_TX_COMMON})
+      {"args": v_list(), "value": v_amount, "abi": v_any, "evm_chain": v_nonempty, "predicate": v_hex, **_C_TX,
+       **_TX_COMMON})
 _spec("add_validator", "add a primary-network validator (AddPermissionlessValidatorTx with a BLS key)",
       {"from": v_nonempty, "node": v_nonempty, "amount": v_amount, "duration": v_duration},
       {"delegation_fee": v_percent, "reward_to": v_nonempty, "start_delay": v_duration, **_TX_COMMON})

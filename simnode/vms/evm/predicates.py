@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from ...codec import CodecError, Reader, Writer
+from ...codec import Reader, Writer
 
 DELIMITER = 0xFF
 CHUNK = 32
@@ -78,7 +78,7 @@ def encode_results(results: Mapping[bytes, Mapping[bytes, bytes]]) -> bytes:
 
 
 def parse_results(data: bytes) -> dict[bytes, dict[bytes, bytes]]:
-    """ParseBlockResults (raises CodecError)."""
+    """ParseBlockResults (raises simnode.codec.CodecError)."""
     r = Reader(data)
     r.codec_version()
     out: dict[bytes, dict[bytes, bytes]] = {}
@@ -92,6 +92,3 @@ def parse_results(data: bytes) -> dict[bytes, dict[bytes, bytes]]:
     r.done()
     return out
 
-
-__all__ = ["CodecError", "PredicateError", "bits_bytes", "decode", "encode", "encode_results", "from_access_list",
-           "parse_results"]
