@@ -5,7 +5,9 @@ from its seed-derived account (funded at block 1) with the signed message as pre
 delivery replayed reverts ("message already received") and changes nothing. Switched off
 (`simnode.setRelayer`), a message waits (listed by `simnode.getRelayer`) and nobody delivers it;
 switched back on, it goes out. An L1 validator registered with a message from the aggregator
-routes, and the P-Chain's acknowledgement delivered to the L1 as a verified predicate."""
+routes, and the P-Chain's acknowledgement delivered to the L1 as a verified predicate. Ping-pong
+between the C-Chain and an L1 (the messenger put on the C-Chain with anvil_* edits, standing in for
+its block-1 placement): each leg verified by the L1's validators."""
 
 from __future__ import annotations
 
@@ -228,3 +230,39 @@ def test_relayer_off_then_on(node):
     assert _view(rpc, pinger, "pongsReceived()", "uint256") == 1
     with pytest.raises(Exception, match="enabled must be true or false"):
         call(simnode, "simnode.setRelayer", {"enabled": "yes"})
+
+
+def _place_messenger_on_the_c_chain(url: str) -> None:
+    """The messenger at 0x253b…5fcf on the C-Chain as its genesis alloc entry reads (code, nonce,
+    both guards NOT_ENTERED), by anvil_* edits."""
+    rpc = url + "/ext/bc/C/rpc"
+    for address, account in messenger_genesis_alloc().items():
+        call(rpc, "anvil_setNonce", [address, account["nonce"]])
+        if "code" in account:
+            call(rpc, "anvil_setCode", [address, account["code"]])
+        for slot, word in account.get("storage", {}).items():
+            call(rpc, "anvil_setStorageAt", [address, slot, word])
+
+
+def test_ping_pong_between_the_c_chain_and_an_l1(node):
+    """A C-Chain message on the L1 is verified by the L1's own validators (no
+    requirePrimaryNetworkSigners), the L1's answer on the C-Chain by the L1's validators."""
+    _place_messenger_on_the_c_chain(node.url)
+    c_rpc = node.url + "/ext/bc/C/rpc"
+    l1_id, l1_rpc = _l1(node)
+    creation = load_artifact("PingPongReceiver").creation_code + abi_encode(["address"], [MESSENGER_ADDRESS])
+    ponger = _send(l1_rpc, None, creation)["contractAddress"]
+    tx = {"chainId": 43112, "nonce": int(call(c_rpc, "eth_getTransactionCount", [EWOQ.address, "pending"]), 16),
+          "maxFeePerGas": 100 * GWEI, "maxPriorityFeePerGas": GWEI, "value": 0, "gas": 3_000_000,
+          "data": "0x" + creation.hex()}
+    h = call(c_rpc, "eth_sendRawTransaction", ["0x" + EWOQ.sign_transaction(tx).raw_transaction.hex()])
+    pinger = call(c_rpc, "eth_getTransactionReceipt", [h])["contractAddress"]
+    ping = keccak256(b"ping(bytes32,address,string,uint256,uint256)")[:4] + abi_encode(
+        ["bytes32", "address", "string", "uint256", "uint256"], [l1_id, ponger, "across", 300_000, 200_000])
+    tx = {**tx, "nonce": tx["nonce"] + 1, "to": to_checksum_address(pinger), "data": "0x" + ping.hex()}
+    h = call(c_rpc, "eth_sendRawTransaction", ["0x" + EWOQ.sign_transaction(tx).raw_transaction.hex()])
+    assert call(c_rpc, "eth_getTransactionReceipt", [h])["status"] == "0x1"
+    call(node.url + "/ext/simnode", "simnode.mine", {"blocks": 2})
+    assert _view(l1_rpc, ponger, "pingsReceived()", "uint256") == 1
+    assert _view(c_rpc, pinger, "pongsReceived()", "uint256") == 1
+    assert _view(c_rpc, pinger, "lastSourceBlockchainID()", "bytes32") == l1_id

@@ -211,3 +211,15 @@ def test_accepted_messages_move_with_snapshot_and_revert(node):
         call(rpc, "warp_getMessage", [mid])
     with pytest.raises(RPCFailure, match="failed to collect a threshold of signatures|not found"):
         call(rpc, "warp_getMessageAggregateSignature", [mid, 67, ""])
+
+
+def test_accepted_messages_are_kept_across_a_restart(tmp_path):
+    config = NodeConfig(http_port=0, data_dir=tmp_path, clock_mode="virtual", seed=7)
+    with Node.start_in_thread(config) as handle:
+        raw, _ = _send_message(handle.url + "/ext/bc/C/rpc", b"still here")
+    mid = id_to_str(parse_unsigned_message(raw).id)
+    with Node.start_in_thread(NodeConfig(http_port=0, data_dir=tmp_path, clock_mode="virtual", seed=7)) as handle:
+        rpc = handle.url + "/ext/bc/C/rpc"
+        assert call(rpc, "warp_getMessage", [mid]) == "0x" + raw.hex()
+        signed = bytes.fromhex(call(rpc, "warp_getMessageAggregateSignature", [mid, 67, ""])[2:])
+        assert parse_signed_message(signed).unsigned.encoded == raw
