@@ -521,6 +521,8 @@ ACTIONS: dict[str, Action] = {
     "create_subnet": _xp_action("P", "create_subnet"),
     "create_chain": _xp_action("P", "create_chain"),
     "convert_to_l1": _xp_action("P", "convert_to_l1"),
+    "register_l1_validator": _xp_action("P", "register_l1_validator"),
+    "l1_acknowledgement": _xp_action("P", "l1_acknowledgement"),
     "advance_time": act_advance_time,
     "set_time": act_set_time,
     "mine": act_mine,

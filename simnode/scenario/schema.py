@@ -363,6 +363,12 @@ _spec("create_chain", "create a chain in a subnet; save = its name",
 _spec("convert_to_l1", "convert a subnet to an L1 (ConvertSubnetToL1Tx)",
       {"from": v_nonempty, "subnet": v_nonempty, "chain": v_nonempty},
       {"manager": v_nonempty, "validators": v_list(v_validator_entry), **_TX_COMMON})
+_spec("register_l1_validator", "register an L1 validator: the manager account sends the RegisterL1Validator "
+      "message on the manager chain, the L1's validators sign it, `from` issues the RegisterL1ValidatorTx",
+      {"from": v_nonempty, "subnet": v_nonempty, "chain": v_nonempty, "manager": v_nonempty, "node": v_nonempty},
+      {"weight": v_int(1), "balance": v_amount, "expiry": v_int(1), **_TX_COMMON})
+_spec("l1_acknowledgement", "the signed Warp message of an L1-related P-Chain tx, from the aggregator (save it)",
+      {"tx": v_nonempty}, {"save": v_name})
 _spec("advance_time", "move the node's clock forward; every event due on the way fires in order",
       {"by": v_duration})
 _spec("set_time", "set the node's clock (forward only)", {"to": v_time})
