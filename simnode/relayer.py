@@ -108,11 +108,15 @@ class Relayer:
             self.flush()
 
     def flush(self) -> None:
-        """Deliver every pending message whose destination chain runs here (if the relayer is on)."""
+        """Deliver every pending message whose destination chain runs here (if the relayer is on);
+        forget those their source chain no longer has (a revert took their block away)."""
         if not self.enabled or not self.pending:
             return
         waiting = []
         for p in self.pending:
+            source = self.node.chains.get(p.source_chain_id)
+            if source is None or source.accepted_message(p.unsigned.id) is None:
+                continue
             destination = self.node.chains.get(p.destination_chain_id)
             if destination is None or not hasattr(destination, "accepted_message") or not self._deliver(destination, p):
                 waiting.append(p)

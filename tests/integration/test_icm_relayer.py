@@ -266,3 +266,21 @@ def test_ping_pong_between_the_c_chain_and_an_l1(node):
     assert _view(l1_rpc, ponger, "pingsReceived()", "uint256") == 1
     assert _view(c_rpc, pinger, "pongsReceived()", "uint256") == 1
     assert _view(c_rpc, pinger, "lastSourceBlockchainID()", "bytes32") == l1_id
+
+
+def test_a_reverted_message_is_not_relayed(node):
+    chain_id, rpc = _l1(node)
+    simnode = node.url + "/ext/simnode"
+    creation = load_artifact("PingPongReceiver").creation_code + abi_encode(["address"], [MESSENGER_ADDRESS])
+    pinger = _send(rpc, None, creation)["contractAddress"]
+    ponger = _send(rpc, None, creation)["contractAddress"]
+    call(simnode, "simnode.setRelayer", {"enabled": False})
+    snap = call(simnode, "simnode.snapshot", {})["id"]
+    ping = keccak256(b"ping(bytes32,address,string,uint256,uint256)")[:4] + abi_encode(
+        ["bytes32", "address", "string", "uint256", "uint256"], [chain_id, ponger, "gone", 300_000, 200_000])
+    _send(rpc, pinger, ping)
+    assert len(call(simnode, "simnode.getRelayer", {})["pending"]) == 1
+    call(simnode, "simnode.revert", {"id": snap})
+    assert call(simnode, "simnode.setRelayer", {"enabled": True})["pending"] == []
+    call(simnode, "simnode.mine", {"blocks": 2})
+    assert _view(rpc, ponger, "pingsReceived()", "uint256") == 0
