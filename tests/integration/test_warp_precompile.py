@@ -223,3 +223,22 @@ def test_accepted_messages_are_kept_across_a_restart(tmp_path):
         assert call(rpc, "warp_getMessage", [mid]) == "0x" + raw.hex()
         signed = bytes.fromhex(call(rpc, "warp_getMessageAggregateSignature", [mid, 67, ""])[2:])
         assert parse_signed_message(signed).unsigned.encoded == raw
+
+
+def test_eth_call_reads_a_predicate_as_valid(node):
+    """eth_call with the predicate in its accessList: nothing verifies it, so it reads valid (as
+    coreth's eth_call has no predicate results); estimateGas counts its PredicateGas."""
+    rpc = node.url + "/ext/bc/C/rpc"
+    returner = "0x00000000000000000000000000000000000000a2"  # returns what getVerifiedWarpMessage(0) answers
+    call(rpc, "anvil_setCode", [returner, READER_CODE.removesuffix("3d5fa000") + "3d5ff3"])
+    raw, _ = _send_message(rpc, b"called")
+    signed = bytes.fromhex(call(rpc, "warp_getMessageAggregateSignature",
+                                [id_to_str(parse_unsigned_message(raw).id), 67, ""])[2:])
+    keys = ["0x" + c.hex() for c in predicates.encode(signed)]
+    args = {"from": EWOQ.address, "to": returner, "accessList": [{"address": WARP, "storageKeys": keys}]}
+    out = call(rpc, "eth_call", [args, "latest"])
+    assert abi_decode(["(bytes32,address,bytes)", "bool"], bytes.fromhex(out[2:]))[1] is True
+    without = call(rpc, "eth_call", [{"from": EWOQ.address, "to": returner}, "latest"])
+    assert abi_decode(["(bytes32,address,bytes)", "bool"], bytes.fromhex(without[2:]))[1] is False
+    gas = int(call(rpc, "eth_estimateGas", [args]), 16)
+    assert gas > 21_000 + 125_000 + 512 * len(keys)

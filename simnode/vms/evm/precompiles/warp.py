@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from eth.vm.spoof import SpoofTransaction
 from eth_utils import ValidationError
 
 from ....codec import CodecError
@@ -166,6 +167,8 @@ def prepare_tx(state: Any, tx: Any) -> Any:
         raise ValidationError(f"invalid predicate: {e}") from None
     if tx.gas < intrinsic:
         raise ValidationError(f"intrinsic gas too low: have {tx.gas}, want {intrinsic}")
+    if isinstance(tx, SpoofTransaction):  # eth_call & co.: still a spoofed tx (no account checks)
+        return SpoofTransaction(tx, intrinsic_gas=intrinsic, get_intrinsic_gas=lambda: intrinsic)
     return _PredicateTx(tx, intrinsic)
 
 
