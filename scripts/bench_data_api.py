@@ -4,6 +4,7 @@ the index's write cost.
 
     ETH_HASH_BACKEND=pysha3 .venv/bin/python scripts/bench_data_api.py [--rows 1000,100000,1000000]
         [--samples 300] [--transfers 2000] [--rounds 3] [--skip-callgrind] [--skip-node]
+        [--skip-evm] [--skip-primary]
 
 1) Latency against index size. Synthetic accepted blocks (5 txs each: native transfers and,
    every third tx, ERC-20 transfers among 1000 addresses; every other tx touches one "hot"
@@ -21,6 +22,16 @@ the index's write cost.
       and the hot address's transactions:listErc20 and transactions:listNative (first page,
       and the middle page by its pageToken), default pageSize 10;
    plus the indexing time per block and per tx.
+   The same for the primary network: synthetic P-Chain blocks (five BaseTxs, each spending an
+   output of the block before and paying one of 1000 addresses and a "hot" address, plus one
+   AddPermissionlessValidatorTx) and X-Chain blocks (five such BaseTxs), in turn, go through
+   Indexer.block_accepted, the path of each chain's accepted blocks, into a node's index until
+   it holds each --rows figure more rows; timed: the hot address's P-Chain UTXOs (first page, a
+   middle page by cursor, by amount) and X-Chain UTXOs, and the validators list (by block index,
+   by time remaining) in-process (simnode.index.primary.query), and server side
+   GET .../p-chain/utxos?addresses=<hot> (by time and by amount), .../x-chain/utxos, and
+   GET .../validators (by block index and by timeRemaining), pageSize 10. The VM's staker history the P family reads is
+   what the synthetic chain says it holds (SyntheticHistory).
 2) Instruction counts (callgrind: steady however busy the machine is) per transfer of an EVM
    chain building blocks of 20 transfers through EVMChain.build_block on LevelDB, with the index
    on and off; and per ERC-20 transfer with the call-frame recorder on and off.
@@ -288,6 +299,245 @@ def bench_queries(targets: list[int], samples: int, rounds: int = 10) -> list[di
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+# ------------------------------------------------------------------ the primary network (P- and X-Chain)
+
+
+@dataclass
+class SyntheticHistory:
+    """What the P-Chain VM's state holds for a staker when its block is indexed (its history
+    record, no reward UTXOs yet): the P family reads these, as it does from the real VM."""
+
+    history: dict = field(default_factory=dict)
+
+    def get_history(self, tx_id: bytes) -> dict | None:
+        return self.history.get(tx_id)
+
+    def reward_utxos(self, tx_id: bytes) -> list:
+        return []
+
+
+@dataclass
+class SyntheticPChain:
+    """The node's P-Chain as the indexer sees it (its ID, asset, staking and fee rules), with
+    synthetic blocks: TXS_PER_BLOCK BaseTxs, each spending an output of the block before and
+    paying one output to one of 1000 addresses and one to the hot address (never spent, so its
+    UTXO pages are full at every size), and one AddPermissionlessValidatorTx."""
+
+    vm: object
+    state: SyntheticHistory = field(default_factory=SyntheticHistory)
+    number: int = 0
+    parent: bytes = bytes(32)
+    previous: list = field(default_factory=list)
+
+    def __getattr__(self, name: str):  # chain_id, vm_id, avax_asset_id, staking, validator_fee_config, name
+        return getattr(self.vm, name)
+
+    @staticmethod
+    def owner(k: int) -> object:
+        from simnode.codec.secp256k1fx import OutputOwners
+        return OutputOwners(0, 1, ((k % 1000 + 1).to_bytes(4, "big") * 5,))
+
+    def block(self) -> dict:
+        from simnode.codec.avax import BaseTxFields, TransferableInput, TransferableOutput
+        from simnode.codec.secp256k1fx import Input, OutputOwners, TransferInput, TransferOutput
+        from simnode.formats.ids import ZERO_ID
+        from simnode.vms.platform import blocks as pblocks
+        from simnode.vms.platform import txs as t
+        self.number += 1
+        n, avax, net = self.number, self.avax_asset_id, self.network_id
+        time_s = 1_800_000_000 + n
+        hot = OutputOwners(0, 1, (HOT,))
+        signed, made = [], []
+        previous = self.previous or [(keccak256(_int(i + 1)), 10**17) for i in range(TXS_PER_BLOCK)]
+        for i in range(TXS_PER_BLOCK):
+            k = n * TXS_PER_BLOCK + i
+            tx_id, amount = previous[i]  # the first block spends UTXOs it does not index
+            ins = (TransferableInput(tx_id, 0, avax, TransferInput(amount, Input((0,)))),)
+            left = amount - 1000 - (k + 1)  # 1000 burned
+            outs = (TransferableOutput(avax, TransferOutput(left, self.owner(k))),
+                    TransferableOutput(avax, TransferOutput(k + 1, hot)))
+            stx = t.sign_tx(t.BaseTx(BaseTxFields(net, ZERO_ID, outs, ins, b"")), [])
+            signed.append(stx)
+            made.append((stx.tx_id, left))
+        node_id = keccak256(_int(n))[:20]
+        end = time_s + 14 * 24 * 3600 + (n % 1000) * 3600
+        weight = 2000 * 10**9
+        validator = t.AddPermissionlessValidatorTx(
+            BaseTxFields(net, ZERO_ID, (), (TransferableInput(keccak256(node_id), 0, avax, TransferInput(
+                weight + 1000, Input((0,)))),), b""), t.Validator(node_id, time_s, end, weight), ZERO_ID,
+            t.EmptySigner(), (TransferableOutput(avax, TransferOutput(weight, self.owner(n))),), self.owner(n),
+            self.owner(n), 20_000 + n % 50_000)
+        stx = t.sign_tx(validator, [])
+        self.state.history[stx.tx_id] = {"start": time_s, "end": end, "weight": weight, "potentialReward": n}
+        signed.append(stx)
+        self.previous = made
+        raw = pblocks.encode_standard_block(time_s, self.parent, n, [s.tx_bytes for s in signed])
+        self.parent = pblocks.block_id(raw)
+        facts = [time_s, [[ZERO_ID, 0, 1, weight]], [], [], [], [], 0]
+        return {"height": n, "id": self.parent, "b": raw, "facts": facts}
+
+
+@dataclass
+class SyntheticXChain:
+    """The node's X-Chain as the indexer sees it, with synthetic blocks of TXS_PER_BLOCK BaseTxs
+    (as the P-Chain's: each spends an output of the block before, pays one of 1000 addresses and
+    the hot address)."""
+
+    vm: object
+    number: int = 0
+    parent: bytes = bytes(32)
+    previous: list = field(default_factory=list)
+
+    def __getattr__(self, name: str):  # chain_id, vm_id, avax_asset_id, genesis, name
+        return getattr(self.vm, name)
+
+    def block(self) -> dict:
+        from simnode.codec.avax import BaseTxFields, TransferableInput, TransferableOutput
+        from simnode.codec.secp256k1fx import Input, OutputOwners, TransferInput, TransferOutput
+        from simnode.vms.avm.blocks import build_block
+        from simnode.vms.avm.txs import BaseTx, encode_tx
+        self.number += 1
+        n, avax = self.number, self.avax_asset_id
+        hot = OutputOwners(0, 1, (HOT,))
+        txs, made = [], []
+        previous = self.previous or [(keccak256(b"x" + _int(i + 1)), 10**17) for i in range(TXS_PER_BLOCK)]
+        for i in range(TXS_PER_BLOCK):
+            k = n * TXS_PER_BLOCK + i
+            tx_id, amount = previous[i]
+            ins = (TransferableInput(tx_id, 0, avax, TransferInput(amount, Input((0,)))),)
+            left = amount - 1000 - (k + 1)
+            outs = (TransferableOutput(avax, TransferOutput(left, SyntheticPChain.owner(k))),
+                    TransferableOutput(avax, TransferOutput(k + 1, hot)))
+            tx = encode_tx(BaseTx(BaseTxFields(self.network_id, self.chain_id, outs, ins, b"")), [])
+            txs.append(tx)
+            made.append((tx.id, left))
+        self.previous = made
+        blk = build_block(self.parent, n, 1_800_000_000 + n, txs)
+        self.parent = blk.id
+        return {"n": n, "id": blk.id, "b": blk.bytes}
+
+
+def feed_primary(node: Node, target: int) -> dict:
+    """Synthetic P- and X-Chain blocks, in turn, through the indexer (each chain's families, as its
+    accepted blocks take them) into the node's index until it holds `target` more rows."""
+    store = node.store
+    p_chain = SyntheticPChain(node.chains[bytes(32)])
+    p_chain.number = p_chain.vm.height  # go on after the node's own blocks
+    p_chain.parent = p_chain.vm.state.meta.last_block_id
+    x_vm = node.chains[node.genesis.x_chain_id]
+    x_chain = SyntheticXChain(x_vm, x_vm.height(), x_vm.last_accepted_block().id)
+    indexer = Indexer(store)
+    start = sum(1 for _ in store.iterate(b"ix/"))
+    rows, index_s, blocks = start, 0.0, 0
+    while rows < start + target:
+        while rows < start + target:
+            for chain in (p_chain, x_chain):  # half the rows each, about
+                row = chain.block()
+                batch = store.batch()
+                t = time.perf_counter()
+                indexer.block_accepted(chain, row, batch)
+                index_s += time.perf_counter() - t
+                rows += len(batch.changes)
+                blocks += 1
+                batch.commit()
+        rows = sum(1 for _ in store.iterate(b"ix/"))
+    return {"index_rows": rows - start, "p_and_x_blocks": blocks, "validators": blocks // 2,
+            "hot_utxos": blocks * TXS_PER_BLOCK, "index_us_per_block": round(index_s / blocks * 1e6, 1)}
+
+
+async def handle_list(api: DataAPI, path: str, key: str) -> float:
+    """Seconds DataAPI.handle takes for GET `path` (asserted a full page of `key`)."""
+    from aiohttp.test_utils import make_mocked_request
+    request = make_mocked_request("GET", path, headers={"Host": "127.0.0.1:9650"})
+    t = time.perf_counter()
+    response = await api.handle(request)
+    elapsed = time.perf_counter() - t
+    assert response.status == 200, (path, response.body)
+    assert len(json.loads(response.body)[key]) == PAGE, path
+    return elapsed
+
+
+def primary_timed(node: Node) -> tuple[dict, dict]:
+    """The timed index queries and Data API requests of the P-Chain part."""
+    from simnode.formats import format_address
+    from simnode.index.primary import query as pq
+    pid = bytes(32)
+    store = node.store
+    xid = node.genesis.x_chain_id
+    hot_total = len(pq.utxos(store, pid, [HOT], 1_000_000).items)
+    deep = middle_cursor(lambda c: pq.utxos(store, pid, [HOT], PAGE, c), hot_total)
+    f = pq.ValidatorFilter(now=node.chains[pid].clock.now())
+    fns = {
+        "p_utxos_hot_page": lambda: pq.utxos(store, pid, [HOT], PAGE),
+        "p_utxos_hot_deep_page": lambda: pq.utxos(store, pid, [HOT], PAGE, deep),
+        "p_utxos_hot_by_amount_page": lambda: pq.utxos(store, pid, [HOT], PAGE, by_amount=True),
+        "x_utxos_hot_page": lambda: pq.utxos(store, xid, [HOT], PAGE),
+        "validators_page": lambda: pq.validators(store, pid, PAGE, None, True, "blockIndex", f, None, lambda r: None),
+        "validators_by_end_page": lambda: pq.validators(store, pid, PAGE, None, False, "timeRemaining", f, None,
+                                                        lambda r: None),
+    }
+    hot = format_address("P", node.genesis.hrp, HOT)
+    n = "/v1/networks/fuji"
+    paths = {
+        "GET p-chain utxos (hot address)": (f"{n}/blockchains/p-chain/utxos?addresses={hot}", "utxos"),
+        "GET p-chain utxos by amount": (f"{n}/blockchains/p-chain/utxos?addresses={hot}&sortBy=amount", "utxos"),
+        "GET x-chain utxos (hot address)": (f"{n}/blockchains/x-chain/utxos?addresses=X{hot[1:]}", "utxos"),
+        "GET validators": (f"{n}/validators", "validators"),
+        "GET validators by timeRemaining": (f"{n}/validators?sortBy=timeRemaining&sortOrder=asc", "validators"),
+    }
+    return fns, paths
+
+
+def bench_primary(targets: list[int], samples: int, rounds: int = 10) -> list[dict]:
+    """One node database per size, its P-Chain index fed synthetic blocks; the P-Chain queries
+    and requests of every size timed in interleaved rounds."""
+    tmp = Path(tempfile.mkdtemp(prefix="bench-data-api-p-"))
+    nodes: list[Node] = []
+    try:
+        out, timed = [], []
+        for target in targets:
+            node = open_node(tmp / f"node{target}")
+            nodes.append(node)
+            out.append(feed_primary(node, target))
+            fns, paths = primary_timed(node)
+            timed.append((fns, DataAPI(node), paths))
+            log(json.dumps(out[-1]))
+        times = [{name: [] for name in [*fns, *paths]} for fns, _, paths in timed]
+
+        async def run_rounds() -> None:
+            for _ in range(rounds):
+                for (fns, api, paths), samples_of in zip(timed, times):
+                    for name, fn in fns.items():
+                        fn()
+                        for _ in range(max(1, samples // rounds)):
+                            t = time.perf_counter()
+                            fn()
+                            samples_of[name].append(time.perf_counter() - t)
+                    for name, (path, key) in paths.items():
+                        await handle_list(api, path, key)
+                        for _ in range(max(1, samples // rounds)):
+                            samples_of[name].append(await handle_list(api, path, key))
+        asyncio.run(run_rounds())
+        for figures, samples_of in zip(out, times):
+            figures.update({name: percentiles(values) for name, values in samples_of.items()})
+            log(json.dumps(figures))
+        return out
+    finally:
+        for node in nodes:
+            asyncio.run(node.stop())
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def targets_met(sizes: list[dict]) -> tuple[dict, dict]:
+    """p50 ratios largest/smallest size, and the request targets: p50 at the largest size at
+    most 1.5x the smallest's, and at most 5 ms."""
+    first, last = sizes[0], sizes[-1]
+    ratio = {k: round(last[k]["p50_ms"] / first[k]["p50_ms"], 2) for k in first if isinstance(first[k], dict)}
+    met = {k: last[k]["p50_ms"] <= 1.5 * first[k]["p50_ms"] and last[k]["p50_ms"] <= 5.0
+           for k in first if k.startswith("GET ")}
+    return ratio, met
+
+
 # ------------------------------------------------------------------ index on vs off through a node
 
 
@@ -464,6 +714,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="node rounds (index on, then off, each round)")
     ap.add_argument("--skip-node", action="store_true", help="skip the node rounds (transfers/s)")
     ap.add_argument("--skip-callgrind", action="store_true", help="skip the instruction counts")
+    ap.add_argument("--skip-evm", action="store_true", help="skip the C-Chain index sizes")
+    ap.add_argument("--skip-primary", action="store_true", help="skip the P-Chain index sizes")
     ap.add_argument("--workload", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--blocks", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--index", action="store_true", help=argparse.SUPPRESS)
@@ -472,14 +724,14 @@ def main() -> None:
     if args.workload is not None:
         run_workload(args.workload, args.blocks, args.index, args.record)
         return
-    out: dict = {"queries": bench_queries([int(x) for x in args.rows.split(",")], args.samples)}
-    first, last = out["queries"][0], out["queries"][-1]
-    out["p50_ratio_largest_to_smallest"] = {
-        k: round(last[k]["p50_ms"] / first[k]["p50_ms"], 2) for k in first if isinstance(first[k], dict)}
-    # the request targets: p50 at the largest size at most 1.5x the smallest's, and at most 5 ms
-    out["request_targets_met"] = {
-        k: last[k]["p50_ms"] <= 1.5 * first[k]["p50_ms"] and last[k]["p50_ms"] <= 5.0 for k in first if
-        k.startswith("GET ")}
+    sizes = [int(x) for x in args.rows.split(",")]
+    out: dict = {}
+    if not args.skip_evm:
+        out["queries"] = bench_queries(sizes, args.samples)
+        out["p50_ratio_largest_to_smallest"], out["request_targets_met"] = targets_met(out["queries"])
+    if not args.skip_primary:
+        out["primary"] = bench_primary(sizes, args.samples)
+        out["primary_p50_ratio_largest_to_smallest"], out["primary_request_targets_met"] = targets_met(out["primary"])
     if not args.skip_callgrind:
         out["instructions"] = bench_instructions()
     if not args.skip_node:

@@ -16,6 +16,12 @@ answer the way the strictest real client (chainkit's zod schemas) reads it:
   chainkit's schema is `z.nullable(enum)`);
 * an error answer's `statusCode` is its HTTP status.
 
+Two readings follow the generated clients rather than the letter of JSON Schema: a `oneOf` union
+passes when any of its shapes matches (zod tries a union's members in order and takes the first
+that parses; the primary network's list responses are a oneOf of shapes that an empty list
+satisfies alike), and a schema marked `nullable: true` (the OpenAPI 3.0 keyword the document
+still carries, e.g. ActiveValidatorDetails.geolocation, required but nullable) also admits null.
+
 It raises ContractError (an AssertionError) naming the operation, the JSON path and the reason.
 """
 
@@ -51,8 +57,12 @@ def _strict(schema: Any, base: str) -> Any:
     if not isinstance(schema, dict):
         return schema
     out = dict(schema)
+    if out.pop("nullable", False):
+        return {"anyOf": [_strict(out, base), {"type": "null"}]}
     if "$ref" in out:
         out["$ref"] = base + out["$ref"]
+    if "oneOf" in out:
+        out["anyOf"] = out.pop("oneOf")
     if "enum" in out and isinstance(out.get("type"), list) and "null" in out["type"] and None not in out["enum"]:
         out["enum"] = [*out["enum"], None]
     for key in _COMPOSITE:

@@ -2,12 +2,14 @@
 per-chain "last block indexed" marker, catches a chain up, and rebuilds the whole index.
 
 A family is a module (registered by VM ID in FAMILIES, imported on first use) with
-    index_block(chain, row, batch) -> block number   stage the block's rows in `batch`
+    index_block(chain, row, batch) -> block number   stage the block's rows in `batch` (a later
+                                                     family may return None: the first's number counts)
 and, for the first family of a VM (the one whose rows the chain's blocks are read back as),
     head_number(chain) -> int                        the chain's last accepted block
     block_row(chain, number) -> dict | None          a stored block row, as index_block takes it
 Several families of one VM index the same block row, in their order (metrics after the EVM
-tables). Later families (P- and X-Chain UTXOs and stakers, ICM) register here the same way.
+tables; the C-Chain's atomic txs, primary/catomic.py, after both). Later families (ICM) register
+here the same way.
 
 Every row of an accepted block goes into the block's own batch (with the marker), so the index
 is never ahead of or behind its chain; snapshot/revert undoes both together.
@@ -21,16 +23,18 @@ from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
-from ..formats.ids import EVM_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID
+from ..formats.ids import AVM_VM_ID, EVM_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID
 from ..store import Batch, Store
 from .keys import NS, marker, u64
 
 log = logging.getLogger("simnode.index")
 
 FAMILIES: dict[bytes, tuple[str, ...]] = {
-    EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm"),
-    SUBNET_EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm"),
-    PLATFORM_VM_ID: ("simnode.index.metrics.platform",),
+    EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm", "simnode.index.primary.catomic",
+                "simnode.index.icm"),
+    SUBNET_EVM_VM_ID: ("simnode.index.evm", "simnode.index.metrics.evm", "simnode.index.icm"),
+    PLATFORM_VM_ID: ("simnode.index.metrics.platform", "simnode.index.primary.platform"),
+    AVM_VM_ID: ("simnode.index.primary.avm",),
 }
 CHUNK_BLOCKS = 1000  # blocks per batch when catching up or rebuilding
 
@@ -54,9 +58,8 @@ class Indexer:
         fams = self.families(chain)
         if not fams:
             return
-        for fam in fams:
-            number = fam.index_block(chain, row, batch)
-        batch.changes[marker(chain.chain_id)] = u64(number)
+        numbers = [fam.index_block(chain, row, batch) for fam in fams]
+        batch.changes[marker(chain.chain_id)] = u64(numbers[0])
 
     def indexed_head(self, chain: Any) -> int | None:
         raw = self.store.get(marker(chain.chain_id))

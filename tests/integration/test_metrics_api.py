@@ -346,9 +346,9 @@ def test_bad_requests_are_400_and_404_with_array_messages(node):
         ("/v2/subnet/nope/metrics/perSubnetDailyFeesPaid", 400, ["subnetId must be a valid subnet ID (a cb58 ID)"]),
         ("/v2/validators/metrics/totalValidatorFeesDaily?startTimestamp=5&endTimestamp=4", 400,
          ["startTimestamp must not be greater than endTimestamp"]),
-        ("/v2/icm/summary", 404, ["GET /v2/icm/summary: ICM message counts need the index of ICM messages, which "
-                                  "this simnode does not keep yet"]),
-        ("/v2/icm/timeseries?timeInterval=day", 404, None),
+        ("/v2/icm/summary?srcBlockchainId=nope", 400,
+         ["srcBlockchainId must be a blockchain ID (CB58, or 0x and 64 hex digits)"]),
+        ("/v2/icm/timeseries?groupBy=chain", 400, None),
         ("/v2/chains/43114/btcb/bridged:getAddresses?threshold=1", 404, [
             "GET /v2/chains/43114/btcb/bridged:getAddresses: BTC.b bridge balances exist only on the Avalanche "
             "mainnet C-Chain (43114); this node runs no BTC.b bridge"]),

@@ -3,7 +3,8 @@
 The C-Chain and every running L1 EVM chain, with this node's RPC and websocket URLs. The C-Chain's
 token is AVAX. An L1's genesis carries no token metadata, so its `networkToken` is named after
 the chain (the CreateChainTx name; the symbol is that name's letters and digits upper-cased) with
-the EVM's 18 decimals. `enabledFeatures` lists what this node indexes for the chain.
+the EVM's 18 decimals. `enabledFeatures` lists what this node indexes for the chain: NFTs, and
+`teleporter` (ICM messages) once the TeleporterMessenger has code on the chain.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...formats.ids import ZERO_ID, id_to_str
+from ...icm.messages import MESSENGER_ADDRESS
 from .context import RequestContext
 from .resolve import evm_chain, evm_chain_id_of, evm_chains
 
@@ -58,8 +60,14 @@ def chain_info(ctx: RequestContext, chain: Any) -> dict[str, Any]:
         "wsUrl": f"{ws_base}/ext/bc/{ref}/ws",
         "isTestnet": node.config.network_id != MAINNET_ID,
         "networkToken": network_token(chain),
-        "enabledFeatures": list(FEATURES),
+        "enabledFeatures": _features(chain),
     }
+
+
+def _features(chain: Any) -> list[str]:
+    if chain.is_bootstrapped() and chain.view().get_code(MESSENGER_ADDRESS):
+        return [*FEATURES, "teleporter"]
+    return list(FEATURES)
 
 
 def list_chains(ctx: RequestContext) -> dict[str, Any]:

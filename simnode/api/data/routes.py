@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import (aggregator, balances, chains, evm_addresses, evm_balances, evm_blocks, evm_contracts, evm_metrics, evm_nfts,
-               evm_transactions, health, staking_metrics)
+from . import (aggregator, balances, chains, evm_addresses, evm_balances, evm_blocks, evm_contracts, evm_metrics,
+               evm_nfts, evm_transactions, health, icm, icm_metrics, primary_routes, staking_metrics)
 from .context import RequestContext
 from .spec import Operation
 
@@ -72,14 +72,18 @@ HANDLERS: dict[tuple[str, str], Handler] = {
     ("GET", "/v2/validation/{l1ValidationId}/metrics/{metric}"): staking_metrics.validation_metric,
     ("GET", "/v2/validator/{nodeId}/metrics/{metric}"): staking_metrics.node_metric,
     ("GET", "/v2/subnet/{subnetId}/metrics/{metric}"): staking_metrics.subnet_metric,
+    ("GET", "/v2/icm/timeseries"): icm_metrics.timeseries,
+    ("GET", "/v2/icm/summary"): icm_metrics.summary,
+    # primary-network routes on the index
+    **primary_routes.ROUTES,
+    # ICM messages on the index
+    ("GET", "/v1/icm/messages/{messageId}"): icm.get_message,
+    ("GET", "/v1/icm/messages"): icm.list_messages,
+    ("GET", "/v1/icm/addresses/{address}/messages"): icm.list_address_messages,
 }
-
-_NO_ICM_INDEX = "ICM message counts need the index of ICM messages, which this simnode does not keep yet"
 
 # Routes of the documents this node does not serve, and why: a 404 saying so.
 NOT_SERVED: dict[tuple[str, str], str] = {
-    ("GET", "/v2/icm/timeseries"): _NO_ICM_INDEX,
-    ("GET", "/v2/icm/summary"): _NO_ICM_INDEX,
     ("GET", "/v2/chains/43114/btcb/bridged:getAddresses"):
         "BTC.b bridge balances exist only on the Avalanche mainnet C-Chain (43114); this node runs no BTC.b bridge",
     ("POST", "/v2/lookingGlass/compositeQuery"):

@@ -1,6 +1,6 @@
 """The P-Chain's index family: staking and L1 validator fee series from each accepted block's facts.
 
-A P-Chain block row is `{"height": h, "facts": [time, stakers, fees]}` (vms/platform/facts.py:
+A P-Chain block row holds `"facts": [time, stakers, fees, ...]` (vms/platform/facts.py:
 what the block changed in the staker sets, and the continuous fees L1 validators paid while chain
 time advanced to it). From it, in the block's batch:
 
@@ -98,7 +98,7 @@ def split_advance(config: fees.ValidatorFeeConfig, start: int, seconds: int, act
 
 def index_block(chain: Any, row: dict, batch: Batch) -> int:
     """Stage the staking and fee rows of P-Chain block `row` in `batch`; returns its height."""
-    time, stakers, charged = row["facts"]
+    time, stakers, charged = row["facts"][:3]
     sp = stake_space(chain.chain_id)
     ch = batch.changes
     day8 = u64(buckets.bucket_start(buckets.DAY, time))

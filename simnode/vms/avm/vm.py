@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from simnode.codec import CodecError, VerifyError
 from simnode.formats.ids import AVM_VM_ID, ZERO_ID, id_from_str, id_to_str
 from simnode.network import params_for
-from simnode.store import chain_prefix
+from simnode.store import Batch, chain_prefix
 
 from .blocks import StandardBlock, build_block, parse_block
 from .state import ChainState
@@ -122,6 +122,8 @@ class XChainVM:
         # Called after each accepted block (indexers, websocket, scenario runner).
         self.on_accept: list[Callable[[StandardBlock], None]] = []
         self._init_genesis()
+        if ctx.indexer is not None:
+            ctx.indexer.chain_opened(self)  # indexes blocks accepted while indexing was off
 
     # ------------------------------------------------------------------ Chain protocol
 
@@ -161,6 +163,7 @@ class XChainVM:
         stop_vertex = id_from_str(upgrades.cortina_stop_vertex)
         blk = build_block(stop_vertex, 0, upgrades.cortina, ())
         st.put_block(blk.id, 0, blk.bytes)
+        self._index(blk, batch)
         batch.commit()
 
     # ------------------------------------------------------------------ state access
@@ -298,6 +301,7 @@ class XChainVM:
             return None
         blk = build_block(parent.id, parent.height + 1, timestamp, chosen)
         st.put_block(blk.id, blk.height, blk.bytes)
+        self._index(blk, batch)
         batch.commit()
         self._notify(blk)
         return blk
@@ -330,10 +334,24 @@ class XChainVM:
                 raise TxError(f"failed to semantically verify tx {id_to_str(tx.id)}: {exc}") from None
             st.apply(tx.id, tx.bytes, execute(tx))
         st.put_block(blk_id, blk.height, blk.bytes)
+        self._index(blk, batch)
         batch.commit()
         for tx in blk.txs:
             self.mempool.remove(tx)
         self._notify(blk)
+
+    def _index(self, blk: StandardBlock, batch: Batch) -> None:
+        """The block's index rows, in the block's own batch."""
+        if self.ctx.indexer is not None:
+            self.ctx.indexer.block_accepted(self, {"n": blk.height, "id": blk.id, "b": blk.bytes}, batch)
+
+    def block_row(self, height: int) -> dict | None:
+        """The accepted block at `height` as the indexer takes it: height, ID and bytes."""
+        st = self.state()
+        block_id = st.get_block_id_at(height)
+        if block_id is None:
+            return None
+        return {"n": height, "id": block_id, "b": st.get_block_bytes(block_id)}
 
     def _notify(self, blk: StandardBlock) -> None:
         for fn in list(self.on_accept):

@@ -243,6 +243,10 @@ class State:
         for addr in (owners.addresses if owners else ()):
             self.put(K_ADDR + addr + uid, b"")
 
+    def add_refund(self, utxo: UTXO) -> None:
+        """An L1 validator's balance paid back: a UTXO no tx output says, so the block's facts list it."""
+        self.add_utxo(utxo)
+        self.facts.refunds.append(encode_utxo(utxo, P_REGISTRY))
     def delete_utxo(self, utxo_id: bytes) -> None:
         utxo = self.get_utxo(utxo_id)
         if utxo is None:
@@ -431,6 +435,7 @@ class State:
             self.facts.staker(v.subnet_id, VALIDATORS, -1, -old.weight)
         if v.weight:
             self.facts.staker(v.subnet_id, VALIDATORS, 1, v.weight)
+        self.facts.l1[v.validation_id] = v.to_record()
         if v.weight == 0:
             # Removed: drop it entirely (AvalancheGo deletes the validator with weight 0).
             self.delete(K_L1 + v.validation_id)
@@ -483,7 +488,7 @@ class State:
 
     def put_facts(self, height: int, time: int) -> list:
         """Store the facts gathered since the last block at `height` (a block's time); returns them."""
-        record = self.facts.record(time)
+        record = self.facts.record(time, self.meta.accrued_fees)
         self.facts = BlockFacts()
         self.put(K_FACTS + height.to_bytes(8, "big"), pack(record))
         return record

@@ -159,7 +159,7 @@ class PlatformVM:
         st.meta.height = 0
         st.meta.last_block_id = g.p_genesis_block_id
         st.flush_vdiff(0)
-        self._index_block(0, st.put_facts(0, g.start_time))
+        self._index_block(0, g.p_genesis_block_id, genesis_block, st.put_facts(0, g.start_time))
         st.save_meta()
         st.w.commit()
         st.w = None
@@ -342,7 +342,7 @@ class PlatformVM:
             height = m.height + 1
             block_id = blocks.block_id(block)
             st.put_block(block_id, height, block)
-            self._index_block(height, st.put_facts(height, m.timestamp))
+            self._index_block(height, block_id, block, st.put_facts(height, m.timestamp))
             for s in txs_:
                 st.put_tx(s.tx_id, s.tx_bytes, "Committed", height)
                 self.dropped.pop(s.tx_id, None)
@@ -362,15 +362,20 @@ class PlatformVM:
         self._reschedule()
         return m.last_block_id
 
-    def _index_block(self, height: int, facts: list) -> None:
+    def _index_block(self, height: int, block_id: bytes, block: bytes, facts: list) -> None:
         if self.ctx.indexer is not None:
-            self.ctx.indexer.block_accepted(self, {"height": height, "facts": facts}, self.state.w)
+            self.ctx.indexer.block_accepted(self, {"height": height, "id": block_id, "b": block, "facts": facts},
+                                            self.state.w)
 
     def block_row(self, height: int) -> dict | None:
-        """Block `height` as the indexer is handed it (None: no such block, or stored before the
-        P-Chain kept its facts)."""
-        facts = self.state.facts_at(height)
-        return None if facts is None else {"height": height, "facts": facts}
+        """Block `height` as the indexer is handed it: its ID, bytes and facts (None: no such
+        block, or stored before the P-Chain kept its facts)."""
+        st = self.state
+        facts = st.facts_at(height)
+        block_id = st.block_id_at(height)
+        if facts is None or block_id is None:
+            return None
+        return {"height": height, "id": block_id, "b": st.block_by_id(block_id), "facts": facts}
 
     # ----------------------------------------------------------------------------- time
 
@@ -547,6 +552,7 @@ class PlatformVM:
     def _history_end(self, s: Staker, status: str, amount: int, utxo_ids: list[bytes], delegatee: int = 0,
                      reward_tx_id: bytes | None = None) -> None:
         """The staker's end in its history; endHeight is the block being built (a reward: its proposal block)."""
+        self.state.facts.ended.append(s.tx_id)
         rec = self.state.get_history(s.tx_id) or {}
         rec.update({"status": status, "rewardAmount": amount, "delegateeReward": delegatee,
                     "rewardUTXOs": utxo_ids, "rewardTxID": reward_tx_id,
@@ -630,14 +636,14 @@ class PlatformVM:
             if v.end_accumulated_fee != 0:
                 remaining = v.end_accumulated_fee - st.meta.accrued_fees
                 owner = pchain_owner_from_bytes(v.remaining_balance_owner)
-                st.add_utxo(UTXO(tx_id, len(tx.base.outs), self.avax_asset_id,
-                                 TransferOutput(remaining, owner.as_output_owners())))
+                st.add_refund(UTXO(tx_id, len(tx.base.outs), self.avax_asset_id,
+                                  TransferOutput(remaining, owner.as_output_owners())))
                 st.put_l1(replace(v, end_accumulated_fee=0))
         if eff.l1_weight is not None:
             v, nonce, weight, refund, n_outs = eff.l1_weight
             if refund:
                 owner = pchain_owner_from_bytes(v.remaining_balance_owner)
-                st.add_utxo(UTXO(tx_id, n_outs, self.avax_asset_id, TransferOutput(refund, owner.as_output_owners())))
+                st.add_refund(UTXO(tx_id, n_outs, self.avax_asset_id, TransferOutput(refund, owner.as_output_owners())))
             st.put_l1(replace(v, min_nonce=min(nonce + 1, MAX_U64), weight=weight,
                               end_accumulated_fee=0 if weight == 0 else v.end_accumulated_fee))
 

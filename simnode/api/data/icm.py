@@ -1,0 +1,116 @@
+"""The ICM routes of the Data API, from the index's ICM tables (simnode/index/icm): one message by
+ID, every message (filtered by source, destination or either chain, sender `from`, receiver `to`),
+and an address's messages (as sender or receiver), newest first.
+
+A message is `pending` until its destination chain receives it, then `delivered` (with both
+transactions); one received here from a chain this node does not index is
+`delivered_source_not_indexed`. As on the hosted API, message and blockchain IDs are 0x-hex
+bytes32 (the form the messenger's events carry); the filters also take a blockchain ID in CB58.
+`rewardDetails` is the message's relayer fee (fee token metadata from the EVM index; an unknown
+token or no fee has empty name and symbol and 0 decimals). `network` names the running network.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ...formats import FormatError
+from ...formats.ids import id_from_str
+from ...icm.messages import MESSENGER_ADDRESS
+from ...index.evm.query import EvmIndex
+from ...index.icm.query import IcmMessage, IcmTx, message, messages
+from .context import RequestContext
+from .errors import bad_request, not_found
+from .evm_json import ZERO_ADDRESS, checksum, hex0x
+from .evm_reads import index_off, optional_address, page_of
+from .resolve import evm_address, evm_chain_id_of, evm_chains
+
+_BYTES32 = re.compile(r"0[xX][0-9a-fA-F]{64}\Z")
+
+
+def blockchain_id(name: str, value: str) -> bytes:
+    """A blockchain ID given as 0x-hex bytes32 or in CB58 (400 otherwise)."""
+    if _BYTES32.match(value):
+        return bytes.fromhex(value[2:])
+    try:
+        return id_from_str(value)
+    except (FormatError, ValueError):
+        raise bad_request(f"{name} must be a blockchain ID (CB58, or 0x and 64 hex digits)") from None
+
+
+def _optional_chain(ctx: RequestContext, name: str) -> bytes | None:
+    value = ctx.params.get(name)
+    return None if value is None else blockchain_id(name, value)
+
+
+def _store(ctx: RequestContext) -> Any:
+    if ctx.node.indexer is None or ctx.node.store is None:
+        raise index_off()
+    return ctx.node.store
+
+
+def _evm_ids(ctx: RequestContext) -> dict[bytes, str]:
+    return {c.chain_id: str(evm_chain_id_of(ctx.node, c)) for c in evm_chains(ctx.node)}
+
+
+def _tx(tx: IcmTx) -> dict[str, Any]:
+    return {"txHash": hex0x(tx.tx_hash), "timestamp": tx.ms // 1000, "gasSpent": str(tx.gas_used)}
+
+
+def _reward(ctx: RequestContext, m: IcmMessage) -> dict[str, Any]:
+    token = m.fee_token if m.fee_token is not None else ZERO_ADDRESS
+    meta = EvmIndex(ctx.node.store, m.source).token(token) if token != ZERO_ADDRESS else None
+    return {"address": checksum(token), "name": (meta.name if meta else None) or "",
+            "symbol": (meta.symbol if meta else None) or "", "decimals": (meta.decimals if meta else None) or 0,
+            "ercType": "ERC-20", "value": str(m.fee_amount)}
+
+
+def message_json(ctx: RequestContext, m: IcmMessage, evm_ids: dict[bytes, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "messageId": hex0x(m.message_id), "icmContractAddress": checksum(MESSENGER_ADDRESS),
+        "sourceBlockchainId": hex0x(m.source), "destinationBlockchainId": hex0x(m.destination),
+        "sourceEvmChainId": evm_ids.get(m.source, ""), "destinationEvmChainId": evm_ids.get(m.destination, ""),
+        "messageNonce": str(m.nonce), "from": checksum(m.sender), "to": checksum(m.receiver), "data": hex0x(m.data),
+        "messageExecuted": m.delivered is not None and m.delivered.executed,
+        "receipts": [{"receivedMessageNonce": str(n), "relayerRewardAddress": checksum(a)} for n, a in m.receipts],
+        "receiptDelivered": m.receipt_delivered, "rewardDetails": _reward(ctx, m),
+    }
+    if m.sent is not None:
+        out["sourceTransaction"] = _tx(m.sent)
+    if m.delivered is not None:
+        d = m.delivered
+        out["destinationTransaction"] = {**_tx(d.tx), "rewardRedeemer": checksum(d.reward_redeemer),
+                                         "delivererAddress": checksum(d.deliverer)}
+    out["status"] = ("pending" if m.delivered is None else "delivered" if m.sent is not None
+                     else "delivered_source_not_indexed")
+    return out
+
+
+def get_message(ctx: RequestContext) -> dict[str, Any]:
+    value = ctx.params["messageId"]
+    if _BYTES32.match(value) is None:
+        raise bad_request("messageId must be an ICM message ID (0x and 64 hex digits)")
+    m = message(_store(ctx), bytes.fromhex(value[2:]))
+    if m is None:
+        raise not_found(f"ICM message {value} not found")
+    return message_json(ctx, m, _evm_ids(ctx))
+
+
+def list_messages(ctx: RequestContext) -> dict[str, Any]:
+    store = _store(ctx)
+    filters = {"source": _optional_chain(ctx, "sourceBlockchainId"),
+               "destination": _optional_chain(ctx, "destinationBlockchainId"),
+               "chain": _optional_chain(ctx, "blockchainId"),
+               "sender": optional_address(ctx, "from"), "receiver": optional_address(ctx, "to")}
+    page = page_of(ctx, lambda cursor: messages(store, ctx.params["pageSize"], cursor, **filters))
+    evm_ids = _evm_ids(ctx)
+    return ctx.paged({"messages": [message_json(ctx, m, evm_ids) for m in page.items]}, page.next)
+
+
+def list_address_messages(ctx: RequestContext) -> dict[str, Any]:
+    store = _store(ctx)
+    address = evm_address("address", ctx.params["address"])
+    page = page_of(ctx, lambda cursor: messages(store, ctx.params["pageSize"], cursor, address=address))
+    evm_ids = _evm_ids(ctx)
+    return ctx.paged({"messages": [message_json(ctx, m, evm_ids) for m in page.items]}, page.next)
