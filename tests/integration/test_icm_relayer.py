@@ -37,7 +37,7 @@ from simnode.warp.keystore import derived_secret_key
 from simnode.warp.message import UnsignedMessage, parse_signed_message
 from simnode.warp.payload import AddressedCall
 
-from .dataapi import request
+from .dataapi import api, request
 from .rpc import call
 
 P_KEY = private_key_from_str("PrivateKey-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN")
@@ -266,6 +266,17 @@ def test_ping_pong_between_the_c_chain_and_an_l1(node):
     assert _view(l1_rpc, ponger, "pingsReceived()", "uint256") == 1
     assert _view(c_rpc, pinger, "pongsReceived()", "uint256") == 1
     assert _view(c_rpc, pinger, "lastSourceBlockchainID()", "bytes32") == l1_id
+
+    # both legs, delivered, in the ICM Data API routes (answers checked against the document)
+    c_id = node.node.genesis.c_chain_id
+    legs = [(e.message_id, e.destination_blockchain_id) for rpc, start in ((c_rpc, 0), (l1_rpc, 0))
+            for e in _messenger_events(rpc, start) if isinstance(e, ev.SendCrossChainMessage)]
+    assert [dst for _, dst in legs] == [l1_id, c_id]
+    for message_id, dst in legs:
+        got = api(node.url, f"/v1/icm/messages/0x{message_id.hex()}")
+        assert got["status"] == "delivered" and got["destinationBlockchainId"] == "0x" + dst.hex()
+    listed = api(node.url, "/v1/icm/messages?network=fuji")["messages"]
+    assert {m["messageId"] for m in listed} >= {"0x" + m.hex() for m, _ in legs}
 
 
 def test_a_reverted_message_is_not_relayed(node):
