@@ -295,3 +295,16 @@ def test_a_reverted_message_is_not_relayed(node):
     assert call(simnode, "simnode.setRelayer", {"enabled": True})["pending"] == []
     call(simnode, "simnode.mine", {"blocks": 2})
     assert _view(rpc, ponger, "pingsReceived()", "uint256") == 0
+
+
+def test_a_message_for_a_chain_not_running_waits(node):
+    chain_id, rpc = _l1(node)
+    creation = load_artifact("PingPongReceiver").creation_code + abi_encode(["address"], [MESSENGER_ADDRESS])
+    pinger = _send(rpc, None, creation)["contractAddress"]
+    ping = keccak256(b"ping(bytes32,address,string,uint256,uint256)")[:4] + abi_encode(
+        ["bytes32", "address", "string", "uint256", "uint256"], [b"\x42" * 32, pinger, "nobody", 300_000, 200_000])
+    sent = _send(rpc, pinger, ping)
+    call(node.url + "/ext/simnode", "simnode.mine", {"blocks": 2})
+    (message_id,) = [e.message_id for e in _messenger_events(rpc, int(sent["blockNumber"], 16))
+                     if isinstance(e, ev.SendCrossChainMessage)]
+    assert call(node.url + "/ext/simnode", "simnode.getRelayer", {})["pending"] == ["0x" + message_id.hex()]
