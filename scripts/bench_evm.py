@@ -3,15 +3,24 @@
 
     ETH_HASH_BACKEND=pysha3 .venv/bin/python scripts/bench_evm.py [URL] [--keys 0xK1,0xK2]
         [--spawn] [--pid PID] [--transfers 2000] [--erc20 1000] [--senders 50] [-c 50]
-        [--read-seconds 5] [--rss-transfers 10000] [--interval-ms 1000] [--skip a,b,c,d]
+        [--read-seconds 5] [--rss-transfers 10000] [--interval-ms 1000] [--seq-txs 100]
+        [--contract-steps 200] [--skip s,e,a,b,c,d] [--only s,e]
 
 Phases (one JSON line with every figure on stdout; progress on stderr):
+  s) sequential send -> receipt: one transfer at a time, each polled for its receipt (1 ms
+     between polls, as bench_rpc.py) before the next is sent: the test-suite pattern;
+  e) contract-heavy sequence: deploy tests/contracts/Token.json, then `--contract-steps` times
+     eth_call(balanceOf), eth_estimateGas(transfer), eth_sendRawTransaction(transfer) and its
+     receipt polled as in s): wall time and each step's p50. The transfers are signed before
+     the clock starts (gas 80,000; each estimate is checked to fit), so the figure is the
+     node's time plus the client's requests, not the client's signing;
   a) signed EIP-1559 transfers: tx/s until all mined, with automine and with interval mining
      (interval mining is switched on with evm_setIntervalMining when the node has it; in
      seconds for Anvil, in milliseconds for simnode and Hardhat);
   b) ERC-20 `transfer` throughput (tests/contracts/Token.json);
   c) eth_blockNumber / eth_getBalance req/s with C concurrent keep-alive clients;
   d) RSS of the node (--pid, or the node --spawn started) after N more transfers.
+s and e run first, on a chain with nothing else in flight.
 With --spawn the script starts `python -m simnode run --ephemeral` on a free port and uses its
 C-Chain URL. Without keys it uses the ewoq key (prefunded on simnode's local network).
 """
@@ -25,13 +34,17 @@ import os
 import socket
 import subprocess
 import sys
+import statistics
 import time
 from pathlib import Path
 
 import aiohttp
 from eth_account import Account
+from eth_utils import keccak, to_checksum_address
+from rlp import encode as rlp_encode
 
 EWOQ = "0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
+DEAD = "0x000000000000000000000000000000000000dEaD"
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -197,8 +210,91 @@ async def wait_up(url: str, timeout: float = 60) -> None:
     raise SystemExit(f"node at {url} did not answer")
 
 
+async def wait_receipt(rpc: RPC, tx_hash: str, timeout: float = 30) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        rc = await rpc("eth_getTransactionReceipt", tx_hash)
+        if rc is not None:
+            return rc
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no receipt for {tx_hash} within {timeout} s")
+        await asyncio.sleep(0.001)
+
+
+def ms_stats(samples: list[float]) -> dict:
+    ordered = sorted(samples)
+    return {"n": len(ordered), "ms_p50": round(statistics.median(ordered) * 1000, 3),
+            "ms_p99": round(ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))] * 1000, 3)}
+
+
+async def sequential(rpc: RPC, chain_id: int, sender: Account, n: int) -> dict:
+    """Phase s: send one transfer, poll its receipt, repeat."""
+    max_fee, tip = await fees(rpc)
+    nonce = int(await rpc("eth_getTransactionCount", sender.address, "pending"), 16)
+    raws = []
+    for i in range(n):
+        signed = sender.sign_transaction({"chainId": chain_id, "nonce": nonce + i, "to": DEAD, "value": 1,
+                                          "gas": 21000, "maxFeePerGas": max_fee, "maxPriorityFeePerGas": tip})
+        raws.append((signed.raw_transaction.to_0x_hex(), signed.hash.to_0x_hex()))
+    lat = []
+    for raw, h in raws:
+        t = time.perf_counter()
+        await rpc("eth_sendRawTransaction", raw)
+        await wait_receipt(rpc, h)
+        lat.append(time.perf_counter() - t)
+    return {**ms_stats(lat), "tx_s": round(n / sum(lat), 1)}
+
+
+async def contract_heavy(rpc: RPC, chain_id: int, sender: Account, steps: int) -> dict:
+    """Phase e: deploy Token, then `steps` x (eth_call, eth_estimateGas, send, receipt)."""
+    from eth_abi import encode
+    art = json.loads((ROOT / "tests" / "contracts" / "Token.json").read_text())
+    max_fee, tip = await fees(rpc)
+    nonce = int(await rpc("eth_getTransactionCount", sender.address, "pending"), 16)
+    ctor = bytes.fromhex(art["bytecode"][2:]) + encode(["string", "string", "uint256"], ["Bench", "B", 10**30])
+    deploy = sender.sign_transaction({"chainId": chain_id, "nonce": nonce, "data": ctor, "gas": 3_000_000,
+                                      "value": 0, "maxFeePerGas": max_fee, "maxPriorityFeePerGas": tip})
+    token = to_checksum_address(keccak(rlp_encode([bytes.fromhex(sender.address[2:]), nonce]))[12:])
+    txs = []
+    for i in range(steps):
+        to = to_checksum_address((0xB0B0000 + i).to_bytes(20, "big"))
+        data = "0xa9059cbb" + encode(["address", "uint256"], [to, 1000 + i]).hex()
+        signed = sender.sign_transaction({"chainId": chain_id, "nonce": nonce + 1 + i, "to": token, "data": data,
+                                          "gas": 80_000, "value": 0, "maxFeePerGas": max_fee,
+                                          "maxPriorityFeePerGas": tip})
+        txs.append((to, data, signed.raw_transaction.to_0x_hex(), signed.hash.to_0x_hex()))
+    call_s, estimate_s, send_s, receipt_s = [], [], [], []
+    t0 = time.perf_counter()
+    await rpc("eth_sendRawTransaction", deploy.raw_transaction.to_0x_hex())
+    rc = await wait_receipt(rpc, deploy.hash.to_0x_hex())
+    if rc["status"] != "0x1" or rc["contractAddress"].lower() != token.lower():
+        raise RuntimeError(f"deploy failed: {rc}")
+    deploy_s = time.perf_counter() - t0
+    for to, data, raw, h in txs:
+        t = time.perf_counter()
+        await rpc("eth_call", {"to": token, "data": "0x70a08231" + encode(["address"], [to]).hex()}, "latest")
+        t1 = time.perf_counter()
+        gas = int(await rpc("eth_estimateGas", {"from": sender.address, "to": token, "data": data}), 16)
+        t2 = time.perf_counter()
+        if gas > 80_000:
+            raise RuntimeError(f"estimate {gas} exceeds the signed gas")
+        await rpc("eth_sendRawTransaction", raw)
+        t3 = time.perf_counter()
+        rc = await wait_receipt(rpc, h)
+        t4 = time.perf_counter()
+        if rc["status"] != "0x1":
+            raise RuntimeError(f"transfer failed: {rc}")
+        call_s.append(t1 - t), estimate_s.append(t2 - t1), send_s.append(t3 - t2), receipt_s.append(t4 - t3)
+    wall = time.perf_counter() - t0
+    return {"steps": steps, "wall_s": round(wall, 3), "deploy_ms": round(deploy_s * 1000, 2),
+            "eth_call": ms_stats(call_s), "eth_estimateGas": ms_stats(estimate_s),
+            "eth_sendRawTransaction": ms_stats(send_s), "receipt_wait": ms_stats(receipt_s)}
+
+
 async def main_async(args: argparse.Namespace, url: str, pid: int | None) -> dict:
     skip = set(filter(None, args.skip.split(",")))
+    if args.only:
+        skip = set("seabcd") - set(args.only.split(","))
     out: dict = {"url": url, "label": args.label}
     keys = [k for k in args.keys.split(",") if k] if args.keys else [EWOQ]
     funder = Account.from_key(keys[0])
@@ -207,6 +303,17 @@ async def main_async(args: argparse.Namespace, url: str, pid: int | None) -> dic
         rpc = RPC(url, s)
         chain_id = int(await rpc("eth_chainId"), 16)
         out["rss_start_kb"] = rss_kb(pid)
+        if "s" not in skip:
+            log(f"s) {args.seq_txs} sequential send -> receipt")
+            out["sequential"] = await sequential(rpc, chain_id, funder, args.seq_txs)
+            log(out["sequential"])
+        if "e" not in skip:
+            log(f"e) contract-heavy: deploy + {args.contract_steps} x (call, estimateGas, send, receipt)")
+            out["contract_heavy"] = await contract_heavy(rpc, chain_id, funder, args.contract_steps)
+            log(out["contract_heavy"])
+        if skip >= set("abcd"):
+            out["rss_end_kb"] = rss_kb(pid)
+            return out
         senders = await fund_senders(rpc, chain_id, funder, args.senders, 10**20)
         if "a" not in skip:
             log(f"a) {args.transfers} transfers, automine")
@@ -243,7 +350,6 @@ async def main_async(args: argparse.Namespace, url: str, pid: int | None) -> dic
             while rc is None:
                 rc = await rpc("eth_getTransactionReceipt", h)
                 await asyncio.sleep(0.01)
-            from eth_utils import to_checksum_address
             token = to_checksum_address(rc["contractAddress"])
             # give every sender tokens, then each sends transfers
             calls = []
@@ -297,7 +403,10 @@ def main() -> None:
     ap.add_argument("--read-seconds", type=float, default=5)
     ap.add_argument("--rss-transfers", type=int, default=10000, help="N for phase d (100000 for the full run)")
     ap.add_argument("--interval-ms", type=int, default=1000)
+    ap.add_argument("--seq-txs", type=int, default=100, help="transfers in phase s")
+    ap.add_argument("--contract-steps", type=int, default=200, help="call/estimate/send/receipt rounds in phase e")
     ap.add_argument("--skip", default="", help="phases to skip, e.g. c,d")
+    ap.add_argument("--only", default="", help="run only these phases, e.g. s,e")
     ap.add_argument("--label", default="")
     args = ap.parse_args()
     proc = None

@@ -103,3 +103,26 @@ def test_errors_and_limits_stay_aiohttp_s(node):
         s.sendall(b"POST /ext/bc/C/rpc HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}")
         (head, body), = read_replies(s, 1)
     assert head.startswith(b"HTTP/1.1 415") and body == b"invalid content type, only application/json is supported\n"
+
+
+def test_whatever_follows_a_send_reply_sees_the_tx_mined(node):
+    """eth_sendRawTransaction answers before its automine block is built; the block is queued
+    ahead of every later request, on this connection, another one and the aiohttp path."""
+    from eth_account import Account
+
+    acct = Account.from_key("0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027")
+    with connect(node) as s, connect(node) as other:
+        s.sendall(rpc_request({"jsonrpc": "2.0", "id": 1, "method": "eth_getTransactionCount",
+                               "params": [acct.address, "latest"]}))
+        nonce = int(json.loads(read_replies(s, 1)[0][1])["result"], 16)
+        for i in range(12):
+            signed = acct.sign_transaction({"chainId": 43112, "nonce": nonce + i, "to": "0xdEDEDEDEdEdEdEDedEDeDedEdEdeDedEdEDedEdE", "value": 1,
+                                            "gas": 21000, "maxFeePerGas": 10**11, "maxPriorityFeePerGas": 1})
+            s.sendall(rpc_request({"jsonrpc": "2.0", "id": 2, "method": "eth_sendRawTransaction",
+                                   "params": [signed.raw_transaction.to_0x_hex()]}))
+            assert json.loads(read_replies(s, 1)[0][1])["result"] == signed.hash.to_0x_hex()
+            conn, headers = [(s, ""), (other, ""), (other, "Origin: http://x\r\n")][i % 3]
+            conn.sendall(rpc_request({"jsonrpc": "2.0", "id": 3, "method": "eth_getTransactionReceipt",
+                                      "params": [signed.hash.to_0x_hex()]}, headers))
+            receipt = json.loads(read_replies(conn, 1)[0][1])["result"]
+            assert receipt is not None and receipt["status"] == "0x1"

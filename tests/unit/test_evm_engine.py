@@ -209,9 +209,13 @@ transfers = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(transfers)
-def test_transfers_conserve_supply_minus_burned_fees(seq):
+def test_transfers_conserve_supply_fees_to_blackhole(seq):
+    """coreth: nothing is burned; the whole fee, gas used × effective gas price (base fee
+    included), goes to the coinbase, BlackholeAddr."""
     c = _funded_chain()
-    before = _total(c) + c.view().get_balance(bytes.fromhex("0100000000000000000000000000000000000000"))
+    blackhole = bytes.fromhex("0100000000000000000000000000000000000000")
+    before = _total(c) + c.view().get_balance(blackhole)
+    blackhole_before = c.view().get_balance(blackhole)
     nonces = [0, 0, 0, 0]
     for src, dst, value, fee, tip in seq:
         tip = min(tip, fee)
@@ -221,13 +225,49 @@ def test_transfers_conserve_supply_minus_burned_fees(seq):
         except ChainError:
             pass
     c.mine_pending()
-    burned = 0
+    fees = 0
     for n in range(1, c.head.number + 1):
-        b = c.block(n)
-        burned += sum(rc[2] * b.header.base_fee_per_gas for rc in b.receipts)
-    coinbase = c.view().get_balance(bytes.fromhex("0100000000000000000000000000000000000000"))
-    assert _total(c) + coinbase == before - burned
+        fees += sum(rc[2] * rc[3] for rc in c.block(n).receipts)  # gas used × effective gas price
+    blackhole_after = c.view().get_balance(blackhole)
+    assert blackhole_after - blackhole_before == fees
+    assert _total(c) + blackhole_after == before
     assert [c.view().get_nonce(a) for a in ADDRS] == nonces
+
+
+def test_no_gas_refund_for_storage_clears_and_selfdestruct():
+    """coreth after Apricot Phase 1 (state_transition.go refundGas): the SSTORE-clear refund
+    counter is never paid out; gasUsed is all the gas the tx consumed, and sender and blackhole
+    balances move by gasUsed × effective gas price."""
+    c = make_chain()
+    clearer, destructor = b"\xc1" * 20, b"\xd1" * 20
+    beneficiary = b"\xbe" * 20
+    # SSTORE(0, CALLDATALOAD(0)); STOP   and   SELFDESTRUCT(beneficiary)
+    c.edit_state(lambda st: (st.set_code(clearer, bytes.fromhex("60003560005500")), st.set_storage(clearer, 0, 7),
+                             st.set_code(destructor, bytes.fromhex("73" + beneficiary.hex() + "ff")),
+                             st.set_balance(destructor, 5), st.set_balance(beneficiary, 1)))
+    blackhole = bytes.fromhex("0100000000000000000000000000000000000000")
+    # intrinsic 21000 + 32 zero calldata bytes × 4; PUSH1, CALLDATALOAD, PUSH1: 9; SSTORE of a cold
+    # slot, 7 -> 0: 2100 + 2900 (Cancun would refund 4800 of it)
+    clear_gas = 21000 + 128 + 9 + 5000
+    # intrinsic 21000; PUSH20 3; SELFDESTRUCT 5000 + 2600 for the cold beneficiary
+    destruct_gas = 21000 + 3 + 5000 + 2600
+    for to, data, expected in ((clearer, b"\x00" * 32, clear_gas), (destructor, b"", destruct_gas)):
+        v = c.view()
+        sender_before, blackhole_before = v.get_balance(EWOQ_ADDR), v.get_balance(blackhole)
+        raw = bytes(EWOQ.sign_transaction({
+            "chainId": 43112, "nonce": v.get_nonce(EWOQ_ADDR), "to": to_checksum_address(to), "value": 0,
+            "gas": expected, "data": data, "maxFeePerGas": 10**11, "maxPriorityFeePerGas": 3, "type": 2,
+        }).raw_transaction)
+        c.submit_raw(raw)
+        c.mine_pending()
+        status, _, used, price, _, _ = c.block(c.head.number).receipts[0]
+        assert (status, used) == (1, expected)  # exactly the gas limit: nothing refunded, nothing left
+        assert price == c.head.header.base_fee_per_gas + 3
+        v = c.view()
+        assert sender_before - v.get_balance(EWOQ_ADDR) == used * price
+        assert v.get_balance(blackhole) - blackhole_before == used * price
+    v = c.view()
+    assert v.get_storage(clearer, 0) == 0 and v.get_balance(beneficiary) == 6
 
 
 bad_txs = st.sampled_from(["nonce_low", "poor", "fee_low", "intrinsic", "wrong_chain"])
@@ -271,6 +311,24 @@ def _replay() -> tuple[bytes, bytes]:
 
 def test_same_inputs_same_chain():
     assert _replay() == _replay()
+
+
+def test_static_calls_on_one_block_share_a_state_and_keep_nothing():
+    """static_call keeps its state for the next calls on the same block: each call's writes are
+    reverted, a failing call leaves it usable, and another block reads its own state."""
+    c = make_chain()
+    counter = b"\xc3" * 20  # SSTORE(0, SLOAD(0) + 1), returns the new value
+    c.edit_state(lambda s: s.set_code(counter, bytes.fromhex("6000546001018060005560005260206000f3")))
+    row = c.block_row(c.build_block().number)
+    one = (1).to_bytes(32, "big")
+    assert c.static_call(row, counter, b"") == one
+    assert c.static_call(row, counter, b"") == one
+    assert c.static_call(row, counter, b"", gas=20_000) is None  # below the intrinsic gas
+    assert c.static_call(row, counter, b"") == one
+    c.edit_state(lambda s: s.set_storage(counter, 0, 41))
+    later = c.block_row(c.build_block().number)
+    assert c.static_call(later, counter, b"") == (42).to_bytes(32, "big")
+    assert c.static_call(row, counter, b"") == one
 
 
 def test_node_cache_returns_private_copies():

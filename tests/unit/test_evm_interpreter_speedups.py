@@ -46,12 +46,14 @@ def patches(on: bool) -> Iterator[None]:
     fast_interpreter.restore()
     _nodes.get_node_type = _hexary.get_node_type = speedups._ORIGINAL_GET_NODE_TYPE
     _nodes.extract_key = _hexary.extract_key = speedups._ORIGINAL_EXTRACT_KEY
+    _hexary.HexaryTrie.get = speedups._ORIGINAL_GET
     try:
         yield
     finally:
         fast_interpreter.apply()
         _nodes.get_node_type = _hexary.get_node_type = speedups.fast_get_node_type
         _nodes.extract_key = _hexary.extract_key = speedups.fast_extract_key
+        _hexary.HexaryTrie.get = speedups.fast_get
 
 
 def both(fn: Any, *args: Any) -> Any:

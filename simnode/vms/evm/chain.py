@@ -61,6 +61,7 @@ from .precompiles import warp
 from .precompiles.contract import BlockContext, PrecompileError
 from .precompiles.schedule import Schedule
 from .precompiles.upgrades import PrecompileConfig
+from .receipts import logs_bloom, receipt_rlp
 from .rlpcodec import item_length, list_header
 from .rules import BLACKHOLE, ZERO_HASH, AvalancheVM, CorethVM
 from .trieroot import ordered_trie_root
@@ -71,6 +72,7 @@ TX_FEE_CAP_WEI = 100 * 10**18  # coreth RPCTxFeeCap: 100 AVAX
 RPC_GAS_CAP = 50_000_000
 EIP1820_DEPLOY_HASH = bytes.fromhex("fefb2da535e927b85fe68eb81cb2e4a5827c905f78381a01ef2322aa9b0aee8e")
 ZERO_ADDRESS = b"\x00" * 20
+STATIC_STATE_RUNS = 256  # static calls on one kept state before it is built anew
 BLOCK_CACHE = 256  # decoded recent blocks (receipt and block lookups); older ones are read back from the store
 
 
@@ -118,7 +120,8 @@ class BlockInfo:
             builder = AvalancheVM.get_transaction_builder()
             txs = []
             for raw, sender in zip(self.raws, self.senders, strict=True):
-                tx = builder.decode(raw)
+                parsed = read_tx(raw)  # one pass; py-evm's decoder for the forms read_tx declines
+                tx = parsed[0] if parsed is not None else builder.decode(raw)
                 tx.__dict__["sender"] = sender
                 txs.append(tx)
             self._txs = txs
@@ -281,17 +284,6 @@ def _int_bytes(n: int) -> bytes:
     return n.to_bytes((n.bit_length() + 7) // 8, "big") if n else b""
 
 
-class _GasCursor:
-    """The two header fields py-evm reads while applying a tx (gas_used, gas_limit), without
-    copying an RLP header object per transaction."""
-
-    __slots__ = ("gas_limit", "gas_used")
-
-    def __init__(self, gas_limit: int) -> None:
-        self.gas_used = 0
-        self.gas_limit = gas_limit
-
-
 def receipt_row(status: int, cum: int, used: int, price: int, contract: bytes | None, logs: list) -> list:
     return [status, cum, used, price, contract, logs]
 
@@ -368,8 +360,8 @@ class EVMChain:
         self.pool = Mempool()
         self._blocks: OrderedDict[int, BlockInfo] = OrderedDict()
         self._view: AccountDB | None = None
+        self._static: list | None = None  # [(header row, gas), state, runs]: static_call's kept state
         self.listeners: list[Callable[[str, Any], None]] = []
-        self._waiters: dict[bytes, list[asyncio.Future]] = {}
         self._mine_scheduled = False
         self.automine = float(getattr(self.config, "block_time", 0) or 0) == 0
         self.interval_ms = 0 if self.automine else int(float(self.config.block_time) * 1000)
@@ -409,11 +401,6 @@ class EVMChain:
         if self._interval_handle is not None:
             self._interval_handle.cancel()
             self._interval_handle = None
-        for futs in self._waiters.values():
-            for f in futs:
-                if not f.done():
-                    f.cancel()
-        self._waiters.clear()
 
     # ------------------------------------------------------------------ genesis / load
 
@@ -542,10 +529,18 @@ class EVMChain:
 
     def static_call(self, row: dict, to: bytes, data: bytes, gas: int = 1_000_000) -> bytes | None:
         """The output of a gas-free call from the zero address at the state after the block of
-        `row` (its unflushed overlay included), or None if it fails; nothing is kept."""
+        `row` (its unflushed overlay included), or None if it fails; nothing is kept. The state
+        serves the next calls on the same block (the indexer probes a new token with up to
+        seven), each reverted; a block's header fixes its state root, so it reads the same."""
         from eth.vm.spoof import SpoofTransaction
-        header = Header.decode(row["hdr"], self.header_rules.coreth)
-        state = self.vm_at(evm_header(header, base_fee_per_gas=0, gas_limit=max(gas, header.gas_limit))).state
+        key = (row["hdr"], gas)
+        kept = self._static
+        if kept is None or kept[0] != key or kept[2] >= STATIC_STATE_RUNS:
+            header = Header.decode(row["hdr"], self.header_rules.coreth)
+            vm = self.vm_at(evm_header(header, base_fee_per_gas=0, gas_limit=max(gas, header.gas_limit)))
+            kept = self._static = [key, vm.state, 0]
+        kept[2] += 1
+        state = kept[1]
         utx = AvalancheVM.create_unsigned_transaction(nonce=state.get_nonce(ZERO_ADDRESS), gas_price=0, gas=gas,
                                                       to=to, value=0, data=data)
         snap = state.snapshot()
@@ -761,12 +756,6 @@ class EVMChain:
         except PrecompileError as e:
             raise ChainError(f"invalid predicate: {e}") from None
 
-    def is_executable(self, h: bytes) -> bool:
-        p = self.pool.get(h)
-        if p is None:
-            return False
-        return self.pending_nonce(p.sender) > p.nonce
-
     # ------------------------------------------------------------------ block production
 
     def request_mine(self) -> None:
@@ -809,11 +798,6 @@ class EVMChain:
             self.mine_empty(blocks - built)
         return blocks
 
-    def wait_included(self, h: bytes) -> asyncio.Future:
-        fut = asyncio.get_running_loop().create_future()
-        self._waiters.setdefault(h, []).append(fut)
-        return fut
-
     def _block_time_ms(self) -> int:
         now = self.clock.now_ms()
         parent_ms = self.head.ms
@@ -839,47 +823,53 @@ class EVMChain:
             parent_beacon_block_root=ZERO_HASH,
         )
         vm = self.vm_at(header)
-        self.apply_upgrades(vm.state, parent.header.timestamp, header.block_number, header.timestamp)
-        warp_failed = vm.state.warp_failed
+        state = vm.state
+        self.apply_upgrades(state, parent.header.timestamp, header.block_number, header.timestamp)
+        warp_failed = state.warp_failed
         results: dict[bytes, dict[bytes, bytes]] = {}  # included txs' predicate results
         included: list[PoolTx] = []
-        receipts = []
+        receipts: list[bytes] = []  # consensus RLP, for the receipt trie
         rows: list[list] = []
         frames: list[list[list]] = []  # per included tx, its recorded call frames
         dropped: list[PoolTx] = []
-        cursor = _GasCursor(gas_limit)  # stands in for the header while txs are applied
+        gas_used = 0
         bloom = 0
         if include_txs:
             it = self.pool.iter_for_block(base_fee, self.nonce_of)
             p = next(it, None)
             while p is not None:
                 ok = True
-                if cursor.gas_used + p.gas > gas_limit:
+                if gas_used + p.gas > gas_limit:
                     ok = False
-                    if gas_limit - cursor.gas_used < 21000:
+                    if gas_limit - gas_used < 21000:
                         break
                 else:
                     failed = self.warp_results(p.tx, p.hash, header.timestamp)
                     if failed is not None:
                         warp_failed[p.tx.hash] = failed
                     traced = calltrace.start()
+                    # py-evm's VM.apply_transaction, its receipt built from the rows' own form
+                    # (receipts.py) instead of py-evm's receipt objects; the block's gas limit
+                    # was checked above
+                    state.lock_changes()
                     try:
-                        receipt, comp = vm.apply_transaction(cursor, p.tx)
+                        comp = state.apply_transaction(p.tx)
                     except ValidationError as exc:
                         log.debug("tx 0x%s dropped from block: %s", p.hash.hex(), exc)
                         dropped.append(p)
                         ok = False
                     else:
-                        used = receipt.gas_used - cursor.gas_used
-                        cursor.gas_used = receipt.gas_used
-                        bloom |= receipt.bloom
+                        used = vm.finalize_gas_used(p.tx, comp)
+                        gas_used += used
+                        logs = [[address, [t.to_bytes(32, "big") for t in topics], data]
+                                for address, topics, data in comp.get_log_entries()]
+                        tx_bloom = logs_bloom(logs)
+                        bloom |= tx_bloom
                         eff = min(p.max_fee, base_fee + p.tip)
                         contract = generate_contract_address(p.sender, p.nonce) if p.tx.to == b"" else None
-                        logs = [[lg.address, [t.to_bytes(32, "big") for t in lg.topics], lg.data]
-                                for lg in receipt.logs]
                         status = 0 if comp.is_error else 1
-                        rows.append(receipt_row(status, receipt.gas_used, used, eff, contract, logs))
-                        receipts.append(receipt)
+                        rows.append(receipt_row(status, gas_used, used, eff, contract, logs))
+                        receipts.append(receipt_rlp(p.type_id, status == 1, gas_used, tx_bloom, logs))
                         included.append(p)
                         if failed is not None:
                             results[p.hash] = {warp.ADDRESS: predicates.bits_bytes(
@@ -892,21 +882,20 @@ class EVMChain:
         calltrace.stop()
         built_atomic = None
         if include_txs and self.atomic is not None and self.atomic.has_pending():
-            built_atomic = self.atomic.build(vm.state, base_fee, ts_ms // 1000)
+            built_atomic = self.atomic.build(state, base_fee, ts_ms // 1000)
         ext = built_atomic.ext if built_atomic is not None else b""
         ext_gas = built_atomic.gas if built_atomic is not None else 0
-        fee_after = fee_state.consume(cursor.gas_used + ext_gas)
+        fee_after = fee_state.consume(gas_used + ext_gas)
         # py-evm's finalize_block without its parts that do nothing here (no PoS block rewards)
         # or cost without use (a block object, two header copies, a formatted debug line)
-        vm.state.persist()
+        state.persist()
         raws = [p.raw for p in included]
         final_header = block_header(
             self.header_rules, parent=parent.header, parent_hash=parent.hash, coinbase=coinbase,
-            state_root=vm.state.state_root, transaction_root=ordered_trie_root(raws),
-            receipt_root=ordered_trie_root([r.encode() for r in receipts]), bloom=bloom, gas_limit=gas_limit,
-            gas_used=cursor.gas_used, ts_ms=ts_ms, fee_extra=fee_after.encode(), base_fee=base_fee,
-            block_gas_cost=fee_state.block_gas_cost, ext=ext, ext_gas_used=ext_gas,
-            predicate_results=predicates.encode_results(results))
+            state_root=state.state_root, transaction_root=ordered_trie_root(raws),
+            receipt_root=ordered_trie_root(receipts), bloom=bloom, gas_limit=gas_limit, gas_used=gas_used,
+            ts_ms=ts_ms, fee_extra=fee_after.encode(), base_fee=base_fee, block_gas_cost=fee_state.block_gas_cost,
+            ext=ext, ext_gas_used=ext_gas, predicate_results=predicates.encode_results(results))
         batch = self.store.batch()
         packed = self._put_block_rows(batch, final_header, ts_ms, fee_after, raws, [p.sender for p in included],
                                       rows, pre=header.state_root, ext=ext, ext_gas=ext_gas, frames=frames)
@@ -922,6 +911,7 @@ class EVMChain:
             self.pool.remove(p.hash)
         # the new head straight from the row just committed (what _load_head would read back)
         info = BlockInfo(msgpack.unpackb(packed, raw=False), self.header_rules.coreth, final_header)
+        info._txs = [p.tx for p in included]  # already decoded, senders set (submit_tx)
         self._blocks.pop(info.number, None)
         self._blocks[info.number] = info
         if len(self._blocks) > BLOCK_CACHE:
@@ -929,10 +919,6 @@ class EVMChain:
         self.head = info
         self.state_root = info.header.state_root
         self._view = None
-        for p in included:
-            self._resolve(p.hash, True)
-        for p in dropped:
-            self._resolve(p.hash, False)
         self._emit("block", self.head)
         return self.head
 
@@ -983,11 +969,6 @@ class EVMChain:
     def is_accepted_block(self, block_id: bytes) -> bool:
         """ChainWarpBackend: is `block_id` the hash of an accepted block?"""
         return self.store.get(self._key(b"h/", block_id)) is not None
-
-    def _resolve(self, h: bytes, ok: bool) -> None:
-        for fut in self._waiters.pop(h, ()):
-            if not fut.done():
-                fut.set_result(ok)
 
     def mine_empty(self, count: int, interval_s: int | None = None) -> None:
         """anvil_mine / hardhat_mine: `count` empty blocks, O(1) each, committed in chunks."""

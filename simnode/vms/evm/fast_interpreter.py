@@ -11,7 +11,8 @@ Applied from speedups.apply(); `restore()` puts py-evm's originals back (tests c
   py-evm opcode (debug tracing's wrappers, CALL/CREATE classes), is called as py-evm calls it.
   Computations with their own gas/stack plumbing or with DEBUG2 logging run py-evm's loop.
 * Stack `pop_ints`/`push_int` and `extend_memory` without the generic helper calls and
-  re-validation on their common paths.
+  re-validation on their common paths; a stack item is an int or (PUSH data) bytes, read with
+  int.from_bytes as py-evm's to_int does.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from eth.vm.logic.invalid import InvalidOpcode
 from eth.vm.memory import Memory
 from eth.vm.opcode import _FastOpcode
 from eth.vm.opcode_values import JUMPDEST, PUSH1, PUSH32, STOP
-from eth.vm.stack import Stack, to_int
+from eth.vm.stack import Stack
 
 # ------------------------------------------------------------------ jump destinations
 
@@ -179,16 +180,16 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                         except IndexError:
                             raise InsufficientStack("Wanted 1 stack item, had none")
                         if type(dest) is not int:
-                            dest = to_int(dest)
+                            dest = int.from_bytes(dest, "big")
                     else:  # JUMPI
                         if len(values) < 2:
                             raise InsufficientStack(f"Wanted 2 stack items, only had {len(values)}")
                         dest = pop()
                         if type(dest) is not int:
-                            dest = to_int(dest)
+                            dest = int.from_bytes(dest, "big")
                         check = pop()
                         if type(check) is not int:
-                            check = to_int(check)
+                            check = int.from_bytes(check, "big")
                         if not check:
                             continue
                     code.program_counter = dest
@@ -253,7 +254,7 @@ def pop_ints(self: Stack, num_items: int) -> tuple[int, ...]:
     if num_items == 2 and len(values) >= 2:
         a = values.pop()
         b = values.pop()
-        return (a if type(a) is int else to_int(a), b if type(b) is int else to_int(b))
+        return (a if type(a) is int else int.from_bytes(a, "big"), b if type(b) is int else int.from_bytes(b, "big"))
     return _ORIGINAL["pop_ints"](self, num_items)
 
 
@@ -262,7 +263,7 @@ def pop1_int(self: Stack) -> int:
         value = self.values.pop()
     except IndexError:
         raise InsufficientStack("Wanted 1 stack item, had none")
-    return value if type(value) is int else to_int(value)
+    return value if type(value) is int else int.from_bytes(value, "big")
 
 
 def push_int(self: Stack, value: int) -> None:

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from eth_bloom import BloomFilter
-
 from ...crypto.hashing import keccak256
 from ...rpc.jsonrpc import InvalidParams
+from .receipts import logs_bloom
 
 if TYPE_CHECKING:
     from .chain import BlockInfo, EVMChain
@@ -138,15 +137,6 @@ def log_json(block: BlockInfo, tx_index: int, log_index: int, lg: list) -> dict:
     }
 
 
-def bloom_of(logs: list) -> int:
-    bloom = BloomFilter()
-    for lg in logs:
-        bloom.add(lg[0])
-        for t in lg[1]:
-            bloom.add(t)
-    return int(bloom)
-
-
 def receipt_json(block: BlockInfo, index: int) -> dict:
     rc = block.receipts[index]
     tx = block.txs[index]
@@ -161,7 +151,7 @@ def receipt_json(block: BlockInfo, index: int) -> dict:
         "from": hb(block.senders[index]),
         "gasUsed": hx(rc[2]),
         "logs": logs,
-        "logsBloom": "0x" + bloom_of(rc[5]).to_bytes(256, "big").hex(),
+        "logsBloom": "0x" + logs_bloom(rc[5]).to_bytes(256, "big").hex(),
         "status": hx(rc[0]),
         "to": hb(tx.to) if tx.to else None,
         "transactionHash": hb(keccak256(block.raws[index])),

@@ -7,32 +7,41 @@ Differences from Ethereum that matter here:
 * the block builder sets every header field itself, so py-evm's header/block re-validation is
   skipped (it would recompute the tx trie a second time per block);
 * plain value transfers are settled without py-evm's executor (transfer.py), same outcome;
-* every other tx's call frames are recorded while the block executes (calltrace.py).
-The coinbase is coreth's BlackholeAddr, so the priority fee goes to an address nobody controls
-(coreth credits it there too); the base fee is burned.
+* every other tx's call frames are recorded while the block executes (calltrace.py);
+* no gas is refunded and the whole fee goes to the coinbase (`AvalancheComputation`,
+  `AvalancheState`, one rule for both chain kinds): coreth's state transition since Apricot
+  Phase 1 leaves the refund counter (SSTORE clears) unused (`refundGas(IsApricotPhase1)`) and
+  credits gasUsed × effective gas price, base fee included, to the coinbase, BlackholeAddr on
+  the C-Chain; subnet-evm's does the same (`ShouldRefundGas` is false once SubnetEVM is active).
+  simnode runs these current rules at every height.
 
 Block hashes are coreth's (headers.py), not keccak of py-evm's header encoding: BLOCKHASH reads
 them from the canonical number -> hash entries the chain writes (chain.py). C-Chain accounts are
 coreth's five-field StateAccount (`CorethVM`); subnet-EVM's are Ethereum's four (`AvalancheVM`).
 
-L1 (subnet-EVM) chains run SubnetEVMVM (AvalancheVM's four-field accounts): as subnet-evm's state
-transition, no gas is refunded (`ShouldRefundGas` is false once SubnetEVM is active) and the whole
-fee, gas used × effective gas price, goes to the block's coinbase (the blackhole, or the reward
-address / fee recipient the reward manager or `allowFeeRecipients` chooses). Stateful precompiles
-(precompiles/) extend these classes per block.
+L1 (subnet-EVM) chains run SubnetEVMVM (AvalancheVM's four-field accounts and fee rules): the
+whole fee goes to the block's coinbase, the blackhole, or the reward address / fee recipient the
+reward manager or `allowFeeRecipients` chooses. Stateful precompiles (precompiles/) extend these
+classes per block.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
-from eth.abc import BlockAPI, BlockHeaderAPI
+from eth._utils.address import generate_contract_address
+from eth.abc import BlockAPI, BlockHeaderAPI, MessageAPI, SignedTransactionAPI
+from eth.constants import CREATE_CONTRACT_ADDRESS
 from eth.db.account import AccountDB
 from eth.rlp.accounts import Account
 from eth.validation import validate_length_lte
 from eth.vm.forks.cancun import CancunVM
-from eth_utils import ValidationError
+from eth.vm.forks.cancun.constants import BLOB_TX_TYPE
+from eth.vm.forks.cancun.state import CancunTransactionExecutor
+from eth.vm.message import Message
+from eth_utils import ExtendedDebugLogger, ValidationError, get_extended_debug_logger
 
 from . import rlpcodec, speedups
 from .calltrace import RecordingComputation
@@ -113,9 +122,60 @@ class CorethAccountDB(FastAccountDB):
     account_tail = (b"",)
 
 
-# Blocks record their call frames as they execute (calltrace.py); nothing else pays for it.
-AvalancheState = TransferFastPathState.configure(__name__="AvalancheState", account_db_class=FastAccountDB,
-                                                 computation_class=RecordingComputation)
+class AvalancheComputation(RecordingComputation):
+    """No gas refunds: the refund counter never reaches the sender, the receipt's gasUsed or
+    the fee (coreth after Apricot Phase 1, subnet-evm). Blocks record their call frames as they
+    execute (calltrace.py); nothing else pays for it."""
+
+    def get_gas_refund(self) -> int:
+        return 0
+
+
+PLAIN_COMPUTATIONS.add(AvalancheComputation)
+
+
+class AvalancheTransactionExecutor(CancunTransactionExecutor):
+    def build_evm_message(self, transaction: SignedTransactionAPI) -> MessageAPI:
+        """Cancun's, without formatting its debug line while that is off: the line holds the
+        tx's repr, a hash of its data and the hex of the code it calls (kilobytes for a token),
+        built for every tx, eth_call and estimate."""
+        state = self.vm_state
+        if state.logger.show_debug2:
+            return super().build_evm_message(transaction)
+        fee = transaction.gas * state.get_gas_price(transaction)
+        if transaction.type_id == BLOB_TX_TYPE:
+            fee += self.calc_data_fee(transaction)
+        state.delta_balance(transaction.sender, -fee)
+        state.increment_nonce(transaction.sender)
+        if transaction.to == CREATE_CONTRACT_ADDRESS:
+            contract_address = generate_contract_address(transaction.sender, state.get_nonce(transaction.sender) - 1)
+            data, code, delegation = b"", transaction.data, None
+        else:
+            contract_address, data = None, transaction.data
+            code, delegation = self.get_code_at_address(transaction.to)
+        return Message(gas=transaction.gas - transaction.intrinsic_gas, to=transaction.to, sender=transaction.sender,
+                       value=transaction.value, data=data, code=code, create_address=contract_address,
+                       refund=self.calc_message_refund(transaction), is_delegation=delegation is not None)
+
+
+@functools.cache
+def _state_logger(state_class: type) -> ExtendedDebugLogger:
+    return get_extended_debug_logger(f"eth.vm.state.{state_class.__name__}")
+
+
+class AvalancheState(TransferFastPathState):
+    account_db_class = FastAccountDB
+    computation_class = AvalancheComputation
+    transaction_executor_class = AvalancheTransactionExecutor
+
+    @property
+    def logger(self) -> ExtendedDebugLogger:
+        # py-evm's, without building the logger's name again at each use (three times per tx)
+        return _state_logger(type(self))
+
+    def get_tip(self, transaction: Any) -> int:
+        # the coinbase is credited gas used × the effective gas price, base fee included
+        return self.get_gas_price(transaction)
 
 
 class AvalancheVM(CancunVM):
@@ -154,25 +214,7 @@ CorethVM = AvalancheVM.configure(
     __name__="CorethVM", _state_class=AvalancheState.configure(__name__="CorethState", account_db_class=CorethAccountDB))
 
 
-class SubnetEVMComputation(RecordingComputation):
-    """subnet-evm refunds no gas: the refund counter never reaches the sender. (Blocks record
-    their call frames, as on the C-Chain.)"""
-
-    def get_gas_refund(self) -> int:
-        return 0
-
-
-PLAIN_COMPUTATIONS.add(SubnetEVMComputation)
-
-
-class SubnetEVMState(AvalancheState):
-    computation_class = SubnetEVMComputation
-
-    def get_tip(self, transaction: Any) -> int:
-        # the coinbase gets gas used × the effective gas price, base fee included
-        return self.get_gas_price(transaction)
-
-
 class SubnetEVMVM(AvalancheVM):
+    """An L1's VM: AvalancheVM's accounts and fee rules (the coinbase the L1's block chooses)."""
+
     fork = "subnet-evm-cancun"
-    _state_class = SubnetEVMState

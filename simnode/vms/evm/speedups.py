@@ -7,7 +7,11 @@ Applied once when the EVM package loads (`apply`):
   key to nibbles through generator helpers, twice per node of every trie read);
 * `HexaryTrie.get_node` reads decoded nodes through trie_commit's node cache (nodes are
   content-addressed, so a hash always decodes to the same node). py-trie mutates decoded branch
-  nodes in place while updating, so each read hands out a fresh copy.
+  nodes in place while updating, so each read hands out a fresh copy;
+* `HexaryTrie.get` (every account and storage read) walks the cached nodes themselves, without
+  copying them (a read changes no node) or py-trie's generic traversal; any case off the
+  common path (a missing node, a key ending inside an extension, a node py-trie would reject)
+  goes to py-trie's own get, which answers or raises as before.
 
 * fast_interpreter: py-evm's opcode loop, jump-destination checks, stack and memory helpers
   without their per-opcode overheads.
@@ -91,6 +95,52 @@ def cached_get_node(self: Any, node_hash: Any) -> Any:
     return _clone(read_node(self.db, node_hash))
 
 
+_ORIGINAL_GET = _hexary.HexaryTrie.get
+
+
+def fast_get(self: Any, key: bytes) -> bytes:
+    """HexaryTrie.get over the node cache (see the module docstring)."""
+    if type(key) is not bytes:
+        return _ORIGINAL_GET(self, key)
+    nibbles = fast_bytes_to_nibbles(key)
+    n = len(nibbles)
+    i = 0
+    ref = self.root_hash
+    db = self.db
+    try:
+        while True:
+            if type(ref) is list:  # a node embedded in its parent
+                node = ref
+            elif ref == BLANK_NODE or ref == BLANK_NODE_HASH:
+                return BLANK_NODE
+            elif len(ref) == 32:
+                node = read_node(db, ref)
+            else:
+                return _ORIGINAL_GET(self, key)
+            if type(node) is not list:
+                return _ORIGINAL_GET(self, key)
+            if len(node) == 17:
+                if i == n:
+                    return node[16]
+                ref = node[nibbles[i]]
+                i += 1
+                continue
+            if len(node) != 2 or type(node[0]) is not bytes or not node[0]:
+                return _ORIGINAL_GET(self, key)
+            path = fast_extract_key(node)
+            if node[0][0] >> 4 in (2, 3):  # a leaf
+                return node[1] if nibbles[i:] == path else BLANK_NODE
+            end = i + len(path)
+            if nibbles[i:end] != path:
+                # the key leaves the extension's path (no such key); a key ending inside the
+                # path py-trie answers or refuses itself
+                return BLANK_NODE if end <= n else _ORIGINAL_GET(self, key)
+            i = end
+            ref = node[1]
+    except KeyError:  # a node missing from the db: py-trie's MissingTrieNode with its details
+        return _ORIGINAL_GET(self, key)
+
+
 def _commit_storage(store: AccountStorageDB) -> None:
     """AccountStorageDB.make_storage_root with one batched commit (py-evm persists
     `_locked_changes` through the CacheDB into the StorageLookup's write trie, a set per slot)."""
@@ -149,6 +199,7 @@ def apply() -> None:
     _hexary.bytes_to_nibbles = fast_bytes_to_nibbles
     _iter.bytes_to_nibbles = fast_bytes_to_nibbles
     _hexary.HexaryTrie.get_node = cached_get_node
+    _hexary.HexaryTrie.get = fast_get
     _nodes.get_node_type = _hexary.get_node_type = fast_get_node_type
     _nodes.extract_key = _hexary.extract_key = fast_extract_key
     fast_interpreter.apply()

@@ -243,8 +243,5 @@ def register_trace(svc: EthService, api: EthAPI) -> None:
         finally:
             _ACTIVE.pop()
         gas = args.gas or 50_000_000
-        used = gas - comp.get_gas_remaining()
-        if not comp.is_error:
-            used -= min(comp.get_gas_refund(), used // 5)
-        return _result(tracer, comp, used)
+        return _result(tracer, comp, gas - comp.get_gas_remaining())  # no refunds (rules.py)
     svc.register("debug_traceCall", trace_call, 1, 3)

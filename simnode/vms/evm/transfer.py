@@ -5,12 +5,12 @@ It applies only when the outcome is fully determined: a call (not a create) with
 account without code that is not a precompile, no blobs, gas at least the intrinsic gas, and
 credits that cannot overflow. Then the sender pays `intrinsic gas × effective price + value`
 and its nonce goes up, the recipient gets the value, the coinbase gets `intrinsic gas × tip`
-(`state.get_tip`: subnet-EVM's state credits the whole effective price),
-and EIP-161 removes the recipient or coinbase if the transfer leaves it touched and empty.
-Everything else (and every state whose computation class is not in PLAIN_COMPUTATIONS, e.g.
-debug tracing's) goes through py-evm's executor unchanged. A stateful precompile is never
-bypassed: its address is a precompile of the state's computation class, and the tx allow list
-is part of `state.validate_transaction`.
+(`state.get_tip`: the Avalanche states credit the whole effective price), and EIP-161 removes
+the recipient or coinbase if the transfer leaves it touched and empty. Everything else (and
+every state whose computation class is not in PLAIN_COMPUTATIONS, e.g. debug tracing's) goes
+through py-evm's executor unchanged. A stateful precompile is never bypassed: its address is a
+precompile of the state's computation class, and the tx allow list is part of
+`state.validate_transaction`.
 
 Validation is py-evm's own: the same `transaction.validate()` and `state.validate_transaction`
 calls, so invalid transactions raise the same ValidationError before any state is touched.
@@ -31,8 +31,8 @@ FAST_TRANSFERS = True
 
 # Computation classes that run no code of their own for a message to an account without code
 # (they may add precompiles, which `is_plain_transfer` checks): plain Cancun's, the block
-# recorder's (it records nothing for a call that runs no code), subnet-EVM's and the
-# stateful-precompile classes (precompiles/vmclasses.py). Debug tracing's is not one.
+# recorder's (it records nothing for a call that runs no code), the classes rules.py adds and
+# the stateful-precompile classes (precompiles/vmclasses.py). Debug tracing's is not one.
 PLAIN_COMPUTATIONS: set[type] = {CancunComputation, RecordingComputation}
 
 

@@ -1,0 +1,62 @@
+"""speedups.fast_get (HexaryTrie.get over the node cache) against py-trie's own get: the same
+answer or the same exception for keys present, absent, shorter or longer than the stored ones,
+on tries with embedded (short) nodes, and with nodes missing from the db."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from trie import HexaryTrie
+
+from simnode.vms.evm import speedups, trie_commit
+
+speedups.apply()  # as the EVM package does when it loads
+
+KEYS = st.binary(min_size=0, max_size=5)
+ITEMS = st.dictionaries(KEYS, st.binary(min_size=1, max_size=40), max_size=40)
+
+
+def _outcome(fn: Any, trie: HexaryTrie, key: bytes) -> tuple[str, Any]:
+    try:
+        return ("value", fn(trie, key))
+    except Exception as exc:  # noqa: BLE001 - the exception's type and text are the answer compared
+        return (type(exc).__name__, str(exc))
+
+
+def _trie(items: dict[bytes, bytes]) -> tuple[dict[bytes, bytes], HexaryTrie]:
+    db: dict[bytes, bytes] = {}
+    t = HexaryTrie(db)
+    for k, v in items.items():
+        t[k] = v
+    return db, t
+
+
+@settings(max_examples=300, deadline=None)
+@given(ITEMS, st.lists(KEYS, max_size=20))
+def test_fast_get_answers_as_py_trie(items: dict[bytes, bytes], probes: list[bytes]) -> None:
+    _, t = _trie(items)
+    for key in [*items, *probes, b"", *(k + b"\x00" for k in items), *(k[:-1] for k in items)]:
+        assert _outcome(speedups.fast_get, t, key) == _outcome(speedups._ORIGINAL_GET, t, key)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.binary(min_size=32, max_size=32), st.binary(min_size=1, max_size=40), min_size=1,
+                       max_size=30), st.data())
+def test_fast_get_with_a_missing_node_raises_as_py_trie(items: dict[bytes, bytes], data: st.DataObject) -> None:
+    db, t = _trie(items)
+    victim = data.draw(st.sampled_from(sorted(db)))
+    del db[victim]
+    for key in items:
+        trie_commit._node_cache.pop(victim, None)  # both read nodes through this cache
+        assert _outcome(speedups.fast_get, t, key) == _outcome(speedups._ORIGINAL_GET, t, key)
+
+
+def test_fast_get_is_the_patched_get() -> None:
+    assert HexaryTrie.get is speedups.fast_get
+    _, t = _trie({b"\x01" * 32: b"v"})
+    assert t[b"\x01" * 32] == b"v" and t[b"\x02" * 32] == b""
+    with pytest.raises(Exception):  # noqa: B017 - py-trie's validation of a non-bytes key
+        t.get("not bytes")  # type: ignore[arg-type]
