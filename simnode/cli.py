@@ -62,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-index", action="store_true",
                      help="do not index accepted blocks (no Data API data; `simnode reindex` catches up later)")
     run.add_argument("--no-relayer", action="store_true",
-                     help="do not relay ICM messages in-process (deliver them yourself; simnode_setRelayer switches it)")
+                     help="do not relay ICM messages in-process (deliver them yourself; simnode.setRelayer "
+                          "switches it)")
     run.add_argument("--log-level", type=_level, default="INFO", help="OFF|FATAL|ERROR|WARN|INFO|TRACE|DEBUG|VERBO")
     run.add_argument("--data-api-rate-limit", type=_rate, default=0, metavar="N",
                      help="Data/Metrics API: at most N requests per second per API key or client (default: no limit)")

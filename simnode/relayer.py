@@ -15,7 +15,7 @@ destination refuses, is logged and stays pending too.
 The relayer account's key is derived from the node's seed (icm/relayer_account.py); every EVM chain
 credits it RELAYER_FUNDS at the start of block 1 (the chain's `first_block_credits`, applied like a
 precompile activation, so block 0 keeps the real genesis hash) and rewards go to it. It is on by
-default: `--no-relayer` or `simnode_setRelayer(false)` turn it off to test manual relaying
+default: `--no-relayer` or `simnode.setRelayer {"enabled": false}` turn it off to test manual relaying
 (messages seen meanwhile are kept and go out when it is back on). The node makes the relayer with
 its first EVM chain (py-evm is loaded by then).
 """

@@ -424,13 +424,15 @@ class XPClient:
         manager = self.r.account(f["manager"])
         node_id, sk = self.node_identity(f["node"])
         if sk is None:
-            raise StepError("register_l1_validator needs a node name (its NodeID and BLS key are derived from the seed)")
+            raise StepError("register_l1_validator needs a node name (its NodeID and BLS key are derived from "
+                            "the seed)")
         owner = acp77.PChainOwner(1, (acct.short_address,))
         expiry = self.r.now_ms() // 1000 + int(f.get("expiry", 3600))
         reg = acp77.RegisterL1Validator(subnet, node_id, bls.public_key(sk), expiry, owner, owner,
                                         int(f.get("weight", 100)))
         client = self.r.evm_for({"evm_chain": id_to_str(chain)})
-        receipt = client.send(manager.private_key, WARP_ADDRESS, 0, SEND_WARP_MESSAGE + abi_encode(["bytes"], [reg.encode()]))
+        receipt = client.send(manager.private_key, WARP_ADDRESS, 0,
+                              SEND_WARP_MESSAGE + abi_encode(["bytes"], [reg.encode()]))
         message_id = receipt["logs"][0]["topics"][2]
         try:
             signed = client.call("warp_getMessageAggregateSignature", [message_id, 67, ""])
