@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="C-Chain: mine every N seconds (default 0 = a block as soon as a tx arrives)")
     run.add_argument("--no-index", action="store_true",
                      help="do not index accepted blocks (no Data API data; `simnode reindex` catches up later)")
+    run.add_argument("--no-relayer", action="store_true",
+                     help="do not relay ICM messages in-process (deliver them yourself; simnode.setRelayer "
+                          "switches it)")
     run.add_argument("--log-level", type=_level, default="INFO", help="OFF|FATAL|ERROR|WARN|INFO|TRACE|DEBUG|VERBO")
     run.add_argument("--data-api-rate-limit", type=_rate, default=0, metavar="N",
                      help="Data/Metrics API: at most N requests per second per API key or client (default: no limit)")
@@ -101,7 +104,7 @@ def config_from_args(args: argparse.Namespace) -> NodeConfig:
         genesis_file=args.genesis, data_dir=args.data_dir, ephemeral=args.ephemeral,
         api_admin_enabled=args.api_admin_enabled, seed=args.seed, clock_mode=args.clock,
         log_level=args.log_level, block_time=args.block_time, data_api_rate_limit=args.data_api_rate_limit,
-        chain_config_dir=args.chain_config_dir, index=not args.no_index,
+        chain_config_dir=args.chain_config_dir, index=not args.no_index, relayer=not args.no_relayer,
     )
 
 

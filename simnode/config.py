@@ -28,6 +28,7 @@ class NodeConfig:
     log_level: str = "INFO"
     block_time: float = 0.0  # C-Chain: 0 = automine, else interval mining every N seconds
     index: bool = True  # derive the Data API's index rows from every accepted block (--no-index: off)
+    relayer: bool = True  # the in-process ICM relayer delivers every cross-chain message (--no-relayer: off)
     http_body_limit: int = 5 * 1024 * 1024
     data_api_rate_limit: int = 0  # Data/Metrics API requests per second per API key (or client); 0 = no limit
     chain_config_dir: Path | None = None  # AvalancheGo's --chain-config-dir (see read_chain_config_files)

@@ -21,6 +21,7 @@ from . import logs
 from .api import admin as admin_api
 from .api import info as info_api
 from .api import simnode as simnode_api
+from .api import warp_rpc
 from .api.health import health_endpoints
 from .api.server import build_app, disabled_endpoint
 from .api.fasthttp import FastSockSite
@@ -38,7 +39,8 @@ from .vms.chain import Chain, ChainContext
 from .vms.platform import service as platform_service
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 from .signing.aggregator import Aggregator
-from .signing.signer import WarpSigner
+from .icm.relayer_account import RELAYER_FUNDS, relayer_address
+from .signing.signer import PlatformValidators, WarpSigner
 from .warp.keystore import Keystore
 
 log = logging.getLogger("simnode")
@@ -85,6 +87,9 @@ class Node:
         self.indexer: Indexer | None = None
         self.warp_signer: WarpSigner | None = None  # the validators signing Warp messages
         self.aggregator: Aggregator | None = None  # the signature aggregator's core
+        self.warp_validators = PlatformValidators(self.chains)  # what the EVM chains verify predicates with
+        self.relayer: Any = None  # the in-process ICM relayer (relayer.py), made with the first EVM chain
+        self.relayer_on: bool = self.config.relayer
         # The node is the first genesis staker (a genesis has at least one): its node ID and BLS
         # key are that validator's.
         self.node_id: bytes = self.genesis.config.initial_stakers[0].node_id
@@ -128,13 +133,31 @@ class Node:
 
     def register_chain(self, chain: Chain) -> None:
         self.chains[chain.chain_id] = chain
+        self._sign_for(chain)
         for alias in (*chain.default_aliases, id_to_str(chain.chain_id)):
             if alias not in self._aliases:
                 self.add_chain_alias(chain.chain_id, alias)
 
+    def _sign_for(self, chain: Chain) -> None:
+        """An EVM chain's validators sign its accepted messages and blocks (ChainWarpBackend)."""
+        if self.warp_signer is not None and hasattr(chain, "accepted_message"):
+            self.warp_signer.register_chain(chain.chain_id, chain)
+            if self.relayer is None:
+                from .relayer import Relayer
+                self.relayer = Relayer(self)
+            self.relayer.attach(chain)
+
+    def set_relayer(self, on: bool) -> None:
+        """Switch the in-process ICM relayer (off: messages wait for manual relaying, or for it to be on)."""
+        self.relayer_on = bool(on)
+        if self.relayer is not None:
+            self.relayer.flush()
+
     def unregister_chain(self, chain_id: bytes) -> None:
         """Forget a chain and every alias of it (a revert removed its CreateChainTx)."""
         self.chains.pop(chain_id, None)
+        if self.warp_signer is not None:
+            self.warp_signer.backends.pop(chain_id, None)
         self._endpoints.pop(chain_id, None)
         for alias in self._chain_aliases.pop(chain_id, []):
             if self._aliases.get(alias) == chain_id:
@@ -147,6 +170,8 @@ class Node:
         if cached is not None and cached[0] is chain:
             return cached[1]
         endpoints = build_chain_endpoints(chain)
+        if self.warp_signer is not None and self.aggregator is not None and hasattr(chain, "accepted_message"):
+            warp_rpc.register(endpoints["/rpc"], chain, self)
         if "/admin" in endpoints and not self.config.api_admin_enabled:
             endpoints["/admin"] = disabled_endpoint("C-Chain admin API", "--api-admin-enabled")
         self._endpoints[chain.chain_id] = (chain, endpoints)
@@ -239,6 +264,7 @@ class Node:
                 chain = factory(self.chain_context(spec.chain_id))
                 self.chain_endpoints(chain)  # ready before the chain answers, not on its first request
                 self.chains[spec.chain_id] = chain
+                self._sign_for(chain)
         finally:
             sys.setswitchinterval(interval)
 
@@ -258,7 +284,9 @@ class Node:
         assert self.store is not None
         return ChainContext(config=self.config, genesis=self.genesis, store=self.store, clock=self.clock,
                             chain_id=chain_id, chains=self.chains, genesis_time=self.genesis_time,
-                            node_id=self.node_id, snapshots=self.snapshots, indexer=self.indexer)
+                            node_id=self.node_id, snapshots=self.snapshots, indexer=self.indexer,
+                            warp_validators=self.warp_validators,
+                            first_block_credits=((relayer_address(self.config.seed), RELAYER_FUNDS),))
 
     def _build_node_endpoints(self) -> None:
         self.node_endpoints["info"] = info_api.build_service(self)
@@ -283,6 +311,8 @@ class Node:
             platform = self.chains[ZERO_ID]
             self.warp_signer = WarpSigner(platform, self.keystore)
             self.aggregator = Aggregator(platform, self.warp_signer)
+            for chain in list(self.chains.values()):
+                self._sign_for(chain)
             self._build_node_endpoints()
             app = build_app(self)
             self._runner = web.AppRunner(app, access_log=None, handle_signals=False)

@@ -138,6 +138,9 @@ def build_app(node: Node) -> web.Application:
                 from .data.app import DataAPI
                 data_api.append(DataAPI(node))
             return await data_api[0].handle(request)
+        if request.path == "/aggregate-signatures":  # the self-hosted icm-services aggregator's route
+            from .data.aggregator import icm_services_aggregate
+            return await icm_services_aggregate(node, request)
         endpoint = router.resolve(request.path)
         if endpoint is None:
             return _text(404, NOT_FOUND)

@@ -7,6 +7,8 @@
 * `simnode.mine {blocks?}` builds blocks now on every chain that has something to build (the
   C-Chain builds empty blocks too).
 * `simnode.getTime {}` → the node's time.
+* `simnode.setRelayer {enabled}` switches the in-process ICM relayer; `simnode.getRelayer {}` →
+  `{enabled, address, pending}` (its account and the messages waiting for delivery).
 """
 
 from __future__ import annotations
@@ -75,7 +77,21 @@ def build_service(node: Node) -> GorillaService:
         built = {name: count for name, count in node.mine(blocks).items()}
         return {"blocks": {k: str(v) for k, v in built.items()}}
 
+    def set_relayer(params: dict[str, Any]) -> dict[str, Any]:
+        enabled = params.get("enabled")
+        if not isinstance(enabled, bool):
+            raise RPCError("enabled must be true or false")
+        node.set_relayer(enabled)
+        return get_relayer({})
+
+    def get_relayer(_: dict[str, Any]) -> dict[str, Any]:
+        relayer = node.relayer
+        return {"enabled": node.relayer_on,
+                "address": None if relayer is None else "0x" + relayer.address.hex(),
+                "pending": [] if relayer is None else ["0x" + p.event.message_id.hex() for p in relayer.pending]}
+
     return GorillaService({"simnode": {
         "getTime": get_time, "advanceTime": advance_time, "setTime": set_time,
         "snapshot": snapshot, "revert": revert, "mine": mine,
+        "setRelayer": set_relayer, "getRelayer": get_relayer,
     }})

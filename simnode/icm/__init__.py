@@ -14,16 +14,7 @@
 
 Nothing here imports a VM: the relayer, the ICM index and the genesis builder use it from above.
 
-The unit tests run the messenger on simnode's EVM with a test-only stand-in at the Warp precompile
-address. What still needs the real Warp precompile to be tested end to end:
-
-- a message sent on one chain, signed by its validators and delivered in a tx whose access list
-  carries the signed message as predicate 0 (``getVerifiedWarpMessage(0)`` from the predicate);
-- ``valid = false`` from a failed predicate (bad or insufficient signatures, wrong subnet) giving
-  "TeleporterMessenger: invalid warp message", and the tx still landing;
-- ``getBlockchainID`` answering the chain's real blockchain ID (so message IDs match across chains),
-  and the SendWarpMessage log carrying the full unsigned message;
-- the gas a delivery really uses (predicate and chunk gas) against ``gas.receive_message_gas_limit``;
-- the messenger present from genesis at 0x253b…5fcf on the C-Chain and every L1 EVM chain;
-- ping-pong between two chains through the in-process relayer, with relayer rewards redeemed.
+The unit tests run the messenger on simnode's EVM with the real Warp precompile (a signed message
+as predicate 0 of the delivering tx). The node's integration tests check the precompile's
+predicates against the validators' signatures (tests/integration/test_warp_precompile.py).
 """

@@ -41,11 +41,17 @@ def _q(n: int) -> str:
     return hex(n)
 
 
-class EvmClient:
-    """Signs and sends C-Chain txs for the runner; caches the chain ID, nonces and a gas price."""
+WARP_ADDRESS = bytes.fromhex("0200000000000000000000000000000000000005")
 
-    def __init__(self, runner: Runner) -> None:
+
+class EvmClient:
+    """Signs and sends one EVM chain's txs for the runner (the C-Chain, or an L1 by its blockchain
+    ID: `label`, its RPC path `endpoint`); caches the chain ID, nonces and a gas price."""
+
+    def __init__(self, runner: Runner, label: str = "C", endpoint: str = "C") -> None:
         self.r = runner
+        self.label = label
+        self.endpoint = endpoint
         self.chain_id: int | None = None
         self.nonces: dict[bytes, int] = {}
         self.gas_price: int | None = None
@@ -57,7 +63,7 @@ class EvmClient:
         self.gas_price = None
 
     def call(self, method: str, params: list[Any]) -> Any:
-        return self.r.transport.call("C", method, params)
+        return self.r.transport.call(self.endpoint, method, params)
 
     def _chain_id(self) -> int:
         if self.chain_id is None:
@@ -87,8 +93,10 @@ class EvmClient:
         return gas + gas // 5  # headroom: estimate is exact for this state, a 20% margin as wallets add
 
     def send(self, key: bytes, to: bytes | None, value: int, data: bytes = b"", gas: int | None = None,
-             max_fee: int | None = None, tip: int | None = None, wait: bool = True) -> dict[str, Any]:
-        """Sign and send one EIP-1559 tx; with wait, return its receipt (a revert raises)."""
+             max_fee: int | None = None, tip: int | None = None, wait: bool = True,
+             access_list: list | None = None) -> dict[str, Any]:
+        """Sign and send one EIP-1559 tx; with wait, return its receipt (a revert raises).
+        `access_list`: [(address, [storage key ints])] (a Warp predicate, say)."""
         pk = eth_keys.PrivateKey(key)
         sender = pk.public_key.to_canonical_address()
         if gas is None:
@@ -100,7 +108,7 @@ class EvmClient:
             tip_ = tip if tip is not None else 0
             nonce = self._nonce(sender)
             unsigned = CancunTransactionBuilder.new_unsigned_dynamic_fee_transaction(
-                self._chain_id(), nonce, tip_, fee, gas, to if to is not None else b"", value, data, [])
+                self._chain_id(), nonce, tip_, fee, gas, to if to is not None else b"", value, data, access_list or [])
             raw = unsigned.as_signed_transaction(pk).encode()
             try:
                 tx_hash = self.call("eth_sendRawTransaction", ["0x" + raw.hex()])
@@ -110,21 +118,26 @@ class EvmClient:
                 if attempt == 0 and max_fee is None and "less than block base fee" in msg:
                     self.gas_price = None
                     continue
-                raise StepError(f"C-Chain refused the tx: {msg}") from None
+                raise StepError(f"{'C-Chain' if self.label == 'C' else 'chain ' + self.label} refused the tx: {msg}") \
+                    from None
             self.nonces[sender] = nonce + 1
-            self.r.record_tx("C", tx_hash)
+            self.r.record_tx(self.label, tx_hash)
             if not wait:
                 return {"transactionHash": tx_hash}
             receipt = self.wait_receipt(tx_hash)
             if receipt.get("status") != "0x1":
-                reason = self._revert_reason(sender, to, value, data, receipt)
+                reason = self._revert_reason(sender, to, value, data, receipt, access_list)
                 raise StepError(f"transaction {tx_hash} reverted" + (f": {reason}" if reason else "")
                                 + f" (block {int(receipt['blockNumber'], 16)}, gas used {int(receipt['gasUsed'], 16)})")
             return receipt
         raise StepError("unreachable")
 
-    def _revert_reason(self, sender: bytes, to: bytes | None, value: int, data: bytes, receipt: dict) -> str | None:
+    def _revert_reason(self, sender: bytes, to: bytes | None, value: int, data: bytes, receipt: dict,
+                       access_list: list | None = None) -> str | None:
         tx: dict[str, Any] = {"from": "0x" + sender.hex(), "value": _q(value), "data": "0x" + data.hex()}
+        if access_list:
+            tx["accessList"] = [{"address": "0x" + a.hex(), "storageKeys": ["0x" + k.to_bytes(32, "big").hex()
+                                                                           for k in keys]} for a, keys in access_list]
         if to is not None:
             tx["to"] = "0x" + to.hex()
         try:
@@ -195,8 +208,8 @@ def act_deploy(r: Runner, f: dict[str, Any]) -> Any:
         data = code + (encode_args(types, args, r.eth_address) if types else b"")
     except AbiError as exc:
         raise StepError(str(exc)) from None
-    receipt = r.evm.send(acct.private_key, None, _opt_amount(f, "value") or 0, data, gas=f.get("gas"),
-                         max_fee=_opt_amount(f, "max_fee"), tip=_opt_amount(f, "tip"))
+    receipt = r.evm_for(f).send(acct.private_key, None, _opt_amount(f, "value") or 0, data, gas=f.get("gas"),
+                                max_fee=_opt_amount(f, "max_fee"), tip=_opt_amount(f, "tip"))
     addr = bytes.fromhex(receipt["contractAddress"][2:])
     if "save" in f:
         r.contracts[f["save"]] = Contract(addr, abi)
@@ -236,7 +249,7 @@ def act_call(r: Runner, f: dict[str, Any]) -> Any:
     if isinstance(block, int):
         block = hex(block)
     try:
-        out = r.evm.call("eth_call", [tx, block])
+        out = r.evm_for(f).call("eth_call", [tx, block])
     except RPCError as exc:
         raise StepError(f"eth_call {fn.signature} failed: {_rpc_message(exc)}") from None
     try:
@@ -249,6 +262,12 @@ def act_transact(r: Runner, f: dict[str, Any]) -> Any:
     acct = r.account(f["from"])
     c = _contract(r, f)
     data, _fn = _calldata(r, c, f)
-    receipt = r.evm.send(acct.private_key, c.address, _opt_amount(f, "value") or 0, data, gas=f.get("gas"),
-                         max_fee=_opt_amount(f, "max_fee"), tip=_opt_amount(f, "tip"), wait=f.get("wait", True))
+    access_list = None
+    if "predicate" in f:  # a signed Warp message, carried as predicate 0 (precompiles/warp.py)
+        from ..vms.evm import predicates
+        chunks = predicates.encode(f["predicate"])
+        access_list = [(WARP_ADDRESS, [int.from_bytes(c, "big") for c in chunks])]
+    receipt = r.evm_for(f).send(acct.private_key, c.address, _opt_amount(f, "value") or 0, data, gas=f.get("gas"),
+                                max_fee=_opt_amount(f, "max_fee"), tip=_opt_amount(f, "tip"),
+                                wait=f.get("wait", True), access_list=access_list)
     return receipt["transactionHash"]

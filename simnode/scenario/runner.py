@@ -136,6 +136,7 @@ class Runner:
         self.snapshots: dict[str, str] = {}
         self.txs: list[TxRecord] = []
         self.evm = EvmClient(self)
+        self.l1_evms: dict[str, EvmClient] = {}  # L1 EVM chains steps ran on, by blockchain ID
         self._available: dict[str, bool] = {}
         self._label = "setup"
         self.stats = RunStats()
@@ -169,6 +170,21 @@ class Runner:
 
     def is_known_eoa(self, addr: bytes) -> bool:
         return addr in self._eoas
+
+    def evm_for(self, f: dict[str, Any]) -> EvmClient:
+        """The EVM chain a step runs on: the C-Chain, or the L1 its `evm_chain` names (a saved
+        create_chain name or a blockchain ID)."""
+        ref = f.get("evm_chain")
+        if ref is None:
+            self.require("C")
+            return self.evm
+        chain_id = self.saved.get(ref, ref)
+        if not isinstance(chain_id, str):
+            raise StepError(f"evm_chain '{ref}' is not a blockchain ID")
+        client = self.l1_evms.get(chain_id)
+        if client is None:
+            client = self.l1_evms[chain_id] = EvmClient(self, chain_id, f"/ext/bc/{chain_id}/rpc")
+        return client
 
     def record_tx(self, chain: str, tx_id: str) -> None:
         self.txs.append(TxRecord(self._label, chain, tx_id))
@@ -250,6 +266,8 @@ class Runner:
             out["X"] = int(self.transport.call("X", "avm.getHeight", {})["height"])
         if self.available("C"):
             out["C"] = int(self.transport.call("C", "eth_blockNumber", []), 16)
+        for chain_id, client in sorted(self.l1_evms.items()):
+            out[chain_id] = int(client.call("eth_blockNumber", []), 16)
         return out
 
     def now_ms(self) -> int:
@@ -370,13 +388,6 @@ def act_transfer(r: Runner, f: dict[str, Any]) -> Any:
         return act_transfer_c(r, f)
     return r.xp.transfer(chain, r.account(f["from"]), r.xp.address(chain, f["to"]),
                          amount_for_chain(f["amount"], chain), asset=f.get("asset"), memo=f.get("memo", ""))
-
-
-def _need(chain: str, fn: Action) -> Action:
-    def wrapped(r: Runner, f: dict[str, Any]) -> Any:
-        r.require(chain)
-        return fn(r, f)
-    return wrapped
 
 
 def act_export(r: Runner, f: dict[str, Any]) -> Any:
@@ -502,14 +513,16 @@ ACTIONS: dict[str, Action] = {
     "export": act_export,
     "import": act_import,
     "create_asset": _xp_action("X", "create_asset"),
-    "deploy": _need("C", act_deploy),
-    "call": _need("C", act_call),
-    "transact": _need("C", act_transact),
+    "deploy": act_deploy,
+    "call": act_call,
+    "transact": act_transact,
     "add_validator": _xp_action("P", "add_validator"),
     "add_delegator": _xp_action("P", "add_delegator"),
     "create_subnet": _xp_action("P", "create_subnet"),
     "create_chain": _xp_action("P", "create_chain"),
     "convert_to_l1": _xp_action("P", "convert_to_l1"),
+    "register_l1_validator": _xp_action("P", "register_l1_validator"),
+    "l1_acknowledgement": _xp_action("P", "l1_acknowledgement"),
     "advance_time": act_advance_time,
     "set_time": act_set_time,
     "mine": act_mine,

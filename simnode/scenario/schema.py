@@ -340,13 +340,15 @@ _spec("create_asset", "create an X-Chain asset; save = its name for later steps"
 _spec("deploy", "deploy a contract on the C-Chain from bytecode or an artifact JSON; save = its name",
       {"from": v_nonempty},
       {"bytecode": v_hex, "artifact": v_nonempty, "abi": v_any, "args": v_list(), "value": v_amount, **_C_TX,
-       **_TX_COMMON}, _check_deploy)
+       "evm_chain": v_nonempty, **_TX_COMMON}, _check_deploy)
 _spec("call", "eth_call a contract function (read only); save = the decoded result",
       {"contract": v_nonempty, "function": v_nonempty},
-      {"args": v_list(), "from": v_nonempty, "save": v_name, "expect_error": v_str, "abi": v_any, "block": v_any})
+      {"args": v_list(), "from": v_nonempty, "save": v_name, "expect_error": v_str, "abi": v_any, "block": v_any,
+       "evm_chain": v_nonempty})
 _spec("transact", "send a transaction calling a contract function",
       {"contract": v_nonempty, "function": v_nonempty, "from": v_nonempty},
-      {"args": v_list(), "value": v_amount, "abi": v_any, **_C_TX, **_TX_COMMON})
+      {"args": v_list(), "value": v_amount, "abi": v_any, "evm_chain": v_nonempty, "predicate": v_hex, **_C_TX,
+       **_TX_COMMON})
 _spec("add_validator", "add a primary-network validator (AddPermissionlessValidatorTx with a BLS key)",
       {"from": v_nonempty, "node": v_nonempty, "amount": v_amount, "duration": v_duration},
       {"delegation_fee": v_percent, "reward_to": v_nonempty, "start_delay": v_duration, **_TX_COMMON})
@@ -361,6 +363,12 @@ _spec("create_chain", "create a chain in a subnet; save = its name",
 _spec("convert_to_l1", "convert a subnet to an L1 (ConvertSubnetToL1Tx)",
       {"from": v_nonempty, "subnet": v_nonempty, "chain": v_nonempty},
       {"manager": v_nonempty, "validators": v_list(v_validator_entry), **_TX_COMMON})
+_spec("register_l1_validator", "register an L1 validator: the manager account sends the RegisterL1Validator "
+      "message on the manager chain, the L1's validators sign it, `from` issues the RegisterL1ValidatorTx",
+      {"from": v_nonempty, "subnet": v_nonempty, "chain": v_nonempty, "manager": v_nonempty, "node": v_nonempty},
+      {"weight": v_int(1), "balance": v_amount, "expiry": v_int(1), **_TX_COMMON})
+_spec("l1_acknowledgement", "the signed Warp message of an L1-related P-Chain tx, from the aggregator (save it)",
+      {"tx": v_nonempty}, {"save": v_name})
 _spec("advance_time", "move the node's clock forward; every event due on the way fires in order",
       {"by": v_duration})
 _spec("set_time", "set the node's clock (forward only)", {"to": v_time})

@@ -1,7 +1,8 @@
 """Golden traces: what a replay produced, read back through the public APIs, and compared.
 
 A trace holds, per chain, every block from genesis to the tip as [height, ID, state root]
-(the C-Chain's stateRoot; X and P blocks have no state root, their IDs commit to their
+(the C-Chain's and the L1 EVM chains' stateRoot, an L1 by its blockchain ID for the chains the
+scenario's EVM steps ran on; X and P blocks have no state root, their IDs commit to their
 parents and txs), the tx IDs each step sent, the final balances of the named accounts and the
 virtual time at the start and the end. `compare` reports the first divergence.
 """
@@ -20,10 +21,10 @@ if TYPE_CHECKING:
 TRACE_FORMAT = 1
 
 
-def _c_blocks(r: Runner, height: int) -> list[list[Any]]:
+def _evm_blocks(r: Runner, endpoint: str, height: int) -> list[list[Any]]:
     out = []
     for n in range(height + 1):
-        b = r.transport.call("C", "eth_getBlockByNumber", [hex(n), False])
+        b = r.transport.call(endpoint, "eth_getBlockByNumber", [hex(n), False])
         out.append([n, b["hash"], b["stateRoot"]])
     return out
 
@@ -51,11 +52,11 @@ def _snowman_blocks(r: Runner, chain: str, height: int) -> list[list[Any]]:
 def record(r: Runner) -> dict[str, Any]:
     heights = r.heights()
     chains: dict[str, Any] = {}
-    for chain in ("P", "X", "C"):
-        if chain not in heights:
-            continue
-        h = heights[chain]
-        blocks = _c_blocks(r, h) if chain == "C" else _snowman_blocks(r, chain, h)
+    for chain, h in heights.items():
+        if chain in ("P", "X"):
+            blocks = _snowman_blocks(r, chain, h)
+        else:
+            blocks = _evm_blocks(r, "C" if chain == "C" else r.l1_evms[chain].endpoint, h)
         chains[chain] = {"height": h, "blocks": blocks}
     balances: dict[str, dict[str, str]] = {}
     for name in sorted(r.accounts):
@@ -81,6 +82,10 @@ def record(r: Runner) -> dict[str, Any]:
     }
 
 
+def _name(chain: str) -> str:
+    return f"{chain}-Chain" if chain in ("P", "X", "C") else f"chain {chain}"
+
+
 def write(trace: dict[str, Any], path: str | Path) -> None:
     Path(path).write_text(json.dumps(trace, indent=1, sort_keys=False) + "\n")
 
@@ -99,19 +104,20 @@ def compare(got: dict[str, Any], golden: dict[str, Any]) -> str | None:
             return f"tx #{i + 1}, sent by step {b[0]} on the {b[1]}-Chain: {a[2]}, golden {b[2]}{where}"
     if len(got["txs"]) != len(golden["txs"]):
         return f"{len(got['txs'])} txs sent, golden {len(golden['txs'])}"
-    for chain in ("P", "X", "C"):
+    l1s = sorted((set(got["chains"]) | set(golden["chains"])) - {"P", "X", "C"})
+    for chain in ("P", "X", "C", *l1s):
         g, w = got["chains"].get(chain), golden["chains"].get(chain)
         if g is None and w is None:
             continue
         if g is None or w is None:
-            return f"{chain}-Chain: {'missing in this run' if g is None else 'not in the golden trace'}"
+            return f"{_name(chain)}: {'missing in this run' if g is None else 'not in the golden trace'}"
         for a, b in zip(g["blocks"], w["blocks"], strict=False):
             if a != b:
                 what = "ID" if a[1] != b[1] else "state root"
                 got_v, want_v = (a[1], b[1]) if a[1] != b[1] else (a[2], b[2])
-                return f"{chain}-Chain block {a[0]}: {what} {got_v}, golden {want_v}"
+                return f"{_name(chain)} block {a[0]}: {what} {got_v}, golden {want_v}"
         if g["height"] != w["height"]:
-            return f"{chain}-Chain height {g['height']}, golden {w['height']}"
+            return f"{_name(chain)} height {g['height']}, golden {w['height']}"
     for name in sorted(set(got["balances"]) | set(golden["balances"])):
         a, b = got["balances"].get(name), golden["balances"].get(name)
         if a != b:

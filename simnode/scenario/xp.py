@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ..codec import TransferableOutput, TransferOutput, decode_utxo
 from ..formats.address import parse_address
 from ..formats.errors import FormatError
-from ..formats.ids import id_from_str, node_id_from_str, node_id_to_str
+from ..formats.ids import id_from_str, id_to_str, node_id_from_str, node_id_to_str
 from ..vms.avm.builder import BuildError, XContext, XWallet, owner
 from ..vms.avm.txs import InitialState
 from .accounts import Account, derive_key
@@ -407,6 +407,56 @@ class XPClient:
             vdrs.append((node_id, weight, balance, sk))
         raw = self.p_build(self._subnet_keys(acct), lambda b, vm: b.convert_subnet(subnet, chain, manager, vdrs))
         return self.issue("P", raw)
+
+
+    def register_l1_validator(self, f: dict[str, Any]) -> str:
+        """The L1's manager (an EVM account here, the conversion's manager address) sends the
+        RegisterL1Validator message from the manager chain (sendWarpMessage); the L1's validators
+        sign it (warp_getMessageAggregateSignature); `from` issues the RegisterL1ValidatorTx."""
+        from eth_abi import encode as abi_encode
+
+        from ..crypto import bls
+        from ..warp import acp77
+
+        acct = self.r.account(f["from"])
+        subnet = self._id_ref(f["subnet"], "subnet")
+        chain = self._id_ref(f["chain"], "chain")
+        manager = self.r.account(f["manager"])
+        node_id, sk = self.node_identity(f["node"])
+        if sk is None:
+            raise StepError("register_l1_validator needs a node name (its NodeID and BLS key are derived from "
+                            "the seed)")
+        owner = acp77.PChainOwner(1, (acct.short_address,))
+        expiry = self.r.now_ms() // 1000 + int(f.get("expiry", 3600))
+        reg = acp77.RegisterL1Validator(subnet, node_id, bls.public_key(sk), expiry, owner, owner,
+                                        int(f.get("weight", 100)))
+        client = self.r.evm_for({"evm_chain": id_to_str(chain)})
+        receipt = client.send(manager.private_key, WARP_ADDRESS, 0,
+                              SEND_WARP_MESSAGE + abi_encode(["bytes"], [reg.encode()]))
+        message_id = receipt["logs"][0]["topics"][2]
+        try:
+            signed = client.call("warp_getMessageAggregateSignature", [message_id, 67, ""])
+        except RPCError as exc:
+            raise StepError(f"the L1's validators did not sign the RegisterL1Validator message: {exc}") from None
+        balance = amount_for_chain(f["balance"] if "balance" in f else _amount("1 AVAX"), "P")
+        raw = self.p_build([acct.private_key], lambda b, vm: b.register_l1_validator(
+            balance, sk, bytes.fromhex(signed[2:])))
+        self.r.saved.setdefault("_nodes", {})[f["node"]] = node_id_to_str(node_id)
+        return self.issue("P", raw)
+
+    def l1_acknowledgement(self, f: dict[str, Any]) -> str:
+        """The signed Warp message of an L1-related P-Chain tx (ConvertSubnetToL1Tx,
+        RegisterL1ValidatorTx, SetL1ValidatorWeightTx) from the aggregator's GET route, as 0x-hex:
+        what a manager contract on the L1 receives as a predicate."""
+        tx_id = id_to_str(self._id_ref(f["tx"], "P-Chain tx"))
+        status, body = self.r.transport.get(f"/v1/signatureAggregator/fuji/aggregateSignatures/{tx_id}")
+        if status != 201:
+            raise StepError(f"the aggregator answered {status}: {body}")
+        return "0x" + body["signedMessage"]
+
+
+WARP_ADDRESS = bytes.fromhex("0200000000000000000000000000000000000005")
+SEND_WARP_MESSAGE = bytes.fromhex("ee5b48eb")  # sendWarpMessage(bytes)
 
 
 def _amount(value: Any) -> tuple[int, str]:

@@ -8,7 +8,8 @@ signs, like an offline node.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from simnode.codec import CodecError
 from simnode.crypto import bls
@@ -22,6 +23,26 @@ from simnode.warp.payload import parse_addressed_call
 from simnode.warp.validators import WarpSet
 
 from .justify import EVM_PARSE_ERR, ChainWarpBackend, Refusal, justify_chain, justify_pchain
+
+
+class PlatformValidators:
+    """The P-Chain's validator sets as the EVM chains' Warp predicates need them
+    (precompiles/warp.ValidatorView), read from the P-Chain in `chains` on every use."""
+
+    def __init__(self, chains: Mapping[bytes, Any]) -> None:
+        self.chains = chains
+
+    def _state(self) -> Any:
+        return self.chains[PLATFORM_CHAIN_ID].state
+
+    def subnet_of_chain(self, chain_id: bytes) -> bytes | None:
+        return self._state().subnet_of_chain(chain_id)
+
+    def warp_set(self, subnet_id: bytes, height: int) -> WarpSet:
+        return self._state().warp_set(subnet_id, height)
+
+    def height(self) -> int:
+        return self._state().meta.height
 
 
 class WarpSigner:

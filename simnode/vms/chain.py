@@ -50,6 +50,11 @@ class ChainContext:
     snapshots: Snapshots | None = None
     # Fed every accepted block in its batch, genesis included (None: the node runs without an index).
     indexer: BlockIndexer | None = None
+    # The P-Chain's validator sets that verify Warp predicates (precompiles/warp.ValidatorView;
+    # None: no P-Chain, every predicate fails).
+    warp_validators: Any = None
+    # Balances an EVM chain credits at the start of its block 1 (the ICM relayer's funds): (address, wei).
+    first_block_credits: tuple[tuple[bytes, int], ...] = ()
 
     def __post_init__(self) -> None:
         if self.snapshots is None:

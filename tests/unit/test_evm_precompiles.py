@@ -27,7 +27,8 @@ from simnode.genesis import load_network_genesis
 from simnode.store import Store
 from simnode.vms.chain import ChainContext
 from simnode.vms.evm import calltrace, transfer
-from simnode.vms.evm.chain import WARP_ADDRESS, ChainError, EVMChain, evm_header
+from simnode.vms.evm.chain import ChainError, EVMChain, evm_header
+from simnode.vms.evm.precompiles.warp import ADDRESS as WARP_ADDRESS
 from simnode.vms.evm.headers import HeaderRules
 from simnode.vms.evm.precompiles import (allowlist, deployerallowlist, feemanager, nativeminter, rewardmanager,
                                          txallowlist)
@@ -118,7 +119,7 @@ def test_selectors_topics_and_gas_are_subnet_evms():
     assert [(m.key, m.address.hex()) for m in MODULES] == [
         ("contractDeployerAllowListConfig", "02" + "00" * 19), ("contractNativeMinterConfig", "02" + "00" * 18 + "01"),
         ("txAllowListConfig", "02" + "00" * 18 + "02"), ("feeManagerConfig", "02" + "00" * 18 + "03"),
-        ("rewardManagerConfig", "02" + "00" * 18 + "04")]
+        ("rewardManagerConfig", "02" + "00" * 18 + "04"), ("warpConfig", "02" + "00" * 18 + "05")]
     # storage keys: common.Hash{byte(i)} and the ASCII keys
     assert feemanager.field_key(1) == int("01" + "00" * 31, 16)
     assert feemanager.LAST_CHANGED_KEY == int("6c6361" + "00" * 29, 16)
@@ -210,7 +211,7 @@ def test_upgrade_bytes_are_parsed_and_verified_as_subnet_evm_does():
         (b"[", "failed to parse upgrade bytes"),
         (up({}), "PrecompileUpgrade cannot be empty"),
         (up({**minter(1), "txAllowListConfig": {}}), "PrecompileUpgrade must have exactly one key, got 2"),
-        (up({"warpConfig": {"blockTimestamp": 1}}), "unknown precompile config: warpConfig"),
+        (up({"gasPriceManagerConfig": {"blockTimestamp": 1}}), "unknown precompile config: gasPriceManagerConfig"),
         (json.dumps({"stateUpgrades": [{"blockTimestamp": 1}]}).encode(), "stateUpgrades are not supported"),
     ]
     for data, message in bad:
@@ -500,10 +501,10 @@ def test_fee_manager_and_reward_manager_steer_the_next_block():
     assert mined.hash == keccak256(mined.header.encode())
 
 
-def test_c_chain_warp_account_once_at_durango_beside_its_empty_schedule():
-    """The C-Chain runs CorethVM with no stateful precompile; coreth's Durango warp account
-    (nonce 1, code 0x01) is set in the first block at or after Durango, built or mined empty
-    alike, and never again."""
+def test_c_chain_warp_account_once_at_durango():
+    """The C-Chain runs CorethVM, with coreth's Warp precompile from Durango: its account (nonce 1,
+    code 0x01) is set in the first block at or after Durango, built or mined empty alike, and
+    never again."""
     durango = START_MS // 1000 + 5
     rules = HeaderRules(coreth=True, base_fee=0, block_gas_cost=0, durango=durango, etna=durango, granite=durango)
 
@@ -514,7 +515,8 @@ def test_c_chain_warp_account_once_at_durango_beside_its_empty_schedule():
         return chain
 
     built, mined = c_chain(), c_chain()
-    assert built.vm_class is CorethVM and built.precompiles.vm_class_at(durango) is CorethVM
+    assert built.vm_class is CorethVM and built.precompiles.vm_class_at(durango - 1) is CorethVM
+    assert [c.key for c in built.precompiles.active(durango)] == ["warpConfig"]
     assert built.view().get_code(WARP_ADDRESS) == b"" and built.head.header.timestamp < durango
     built.build_block((durango - 1) * 1000, include_txs=False)
     assert built.view().get_code(WARP_ADDRESS) == b""

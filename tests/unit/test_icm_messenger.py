@@ -1,31 +1,32 @@
 """simnode's TeleporterMessenger on simnode's EVM engine (py-evm under AvalancheVM's rules).
 
-calculateMessageID runs on a plain C-Chain state. Everything else needs the Warp precompile, which
-arrives in a later round: here a test-only stand-in sits at its address (WarpStandIn below: the
-blockchain ID, sendWarpMessage logging its payload, getVerifiedWarpMessage answering what the test
-queued). Two sandboxes with different blockchain IDs play two chains; "delivering" a message hands
-the payload the source's stand-in logged to the destination's stand-in, as a relayer and a real
-predicate would. What this cannot cover is listed in simnode/icm/__init__.py.
+calculateMessageID runs on a plain C-Chain state. Everything else runs with the real Warp
+precompile (simnode/vms/evm/precompiles/warp.py). Two sandboxes with different blockchain IDs play
+two chains; "delivering" a message takes the payload the source's precompile logged, signs it as a
+Warp message from the source's messenger and sends the destination's messenger
+receiveCrossChainMessage with it as predicate 0 in the access list, as a relayer does. Signature
+checks and failed predicates are the block builder's: tests/unit/test_warp_precompile.py and the
+node's integration tests cover those.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 from eth._utils.address import generate_contract_address
-from eth.exceptions import Revert, WriteProtection
+from eth.exceptions import Revert
 from eth.vm.spoof import SpoofTransaction
 from eth_abi import decode as abi_decode
 from eth_abi import encode as abi_encode
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from simnode.crypto import bls
 from simnode.crypto.hashing import keccak256
 from simnode.icm import events as ev
 from simnode.icm.artifacts import MESSENGER_DEPLOYER_ADDRESS, load_artifact, messenger_genesis_alloc
@@ -48,8 +49,14 @@ from simnode.icm.messages import (
     send_cross_chain_message_calldata,
     send_specified_receipts_calldata,
 )
+from simnode.vms.evm import predicates
 from simnode.vms.evm.execution import CallArgs, Executor, revert_message
+from simnode.vms.evm.precompiles import warp
+from simnode.vms.evm.precompiles.vmclasses import vm_class_for
 from simnode.vms.evm.rules import AvalancheVM
+from simnode.warp import signatures
+from simnode.warp.message import UnsignedMessage, parse_unsigned_message
+from simnode.warp.payload import AddressedCall, parse_addressed_call
 
 from .test_evm_engine import EWOQ_ADDR, make_chain
 
@@ -70,42 +77,15 @@ def sel(signature: str) -> bytes:
 
 
 SEND_WARP_MESSAGE_TOPIC = keccak256(b"SendWarpMessage(address,bytes32,bytes)")
-_GET_BLOCKCHAIN_ID = sel("getBlockchainID()")
-_SEND_WARP_MESSAGE = sel("sendWarpMessage(bytes)")
-_GET_VERIFIED_WARP_MESSAGE = sel("getVerifiedWarpMessage(uint32)")
+NETWORK_ID = 12345
+SIGNER = bls.secret_key_from_seed(b"icm messenger test signer".ljust(32, b"."))
 
 
-@dataclass
-class WarpStandIn:
-    """Test-only Warp precompile: answers getBlockchainID with ``blockchain_id``; sendWarpMessage logs
-    SendWarpMessage(sender, sha256(payload)) with the bare payload as data; getVerifiedWarpMessage(i)
-    answers ``verified[i]`` as (message, true), or (zero, false) past the end."""
-
-    blockchain_id: bytes
-    verified: list[tuple[bytes, bytes, bytes]] = field(default_factory=list)
-
-    def __call__(self, computation: Any) -> Any:
-        data = computation.msg.data_as_bytes
-        head, args = data[:4], data[4:]
-        if head == _GET_BLOCKCHAIN_ID:
-            computation.output = self.blockchain_id
-        elif head == _SEND_WARP_MESSAGE:
-            if computation.msg.is_static:
-                raise WriteProtection("sendWarpMessage in a static call")
-            (payload,) = abi_decode(["bytes"], args)
-            warp_id = hashlib.sha256(payload).digest()
-            computation.add_log_entry(WARP, (int.from_bytes(SEND_WARP_MESSAGE_TOPIC, "big"),
-                                             int.from_bytes(computation.msg.sender, "big"),
-                                             int.from_bytes(warp_id, "big")), payload)
-            computation.output = warp_id
-        elif head == _GET_VERIFIED_WARP_MESSAGE:
-            (index,) = abi_decode(["uint32"], args)
-            found = index < len(self.verified)
-            message = self.verified[index] if found else (b"\x00" * 32, b"\x00" * 20, b"")
-            computation.output = abi_encode(["(bytes32,address,bytes)", "bool"], [message, found])
-        else:
-            raise Revert(b"")
-        return computation
+def signed_delivery(source_id: bytes, origin: bytes, payload: bytes) -> bytes:
+    """A Warp message from `origin` on `source_id`, signed by one validator (the precompile only
+    reads it: whether its signature holds is the block builder's question, test_warp_precompile.py)."""
+    unsigned = UnsignedMessage(NETWORK_ID, source_id, AddressedCall(origin, payload).encode())
+    return signatures.sign_aggregate({0: SIGNER}, unsigned)[1].encoded
 
 
 def burning_token(computation: Any) -> Any:
@@ -150,22 +130,36 @@ class Result:
         return [ev.decode_event(topics, data) for addr, topics, data in self.logs if addr == MESSENGER_ADDRESS]
 
     def sent_payloads(self) -> list[bytes]:
-        return [data for addr, topics, data in self.logs if addr == WARP and topics[0] == SEND_WARP_MESSAGE_TOPIC]
+        """The payloads the messenger handed to sendWarpMessage, read back from the precompile's
+        SendWarpMessage logs (the full unsigned message, its ID as topic 2)."""
+        out = []
+        for addr, topics, data in self.logs:
+            if addr == WARP and topics[0] == SEND_WARP_MESSAGE_TOPIC:
+                (raw,) = abi_decode(["bytes"], data)
+                unsigned = parse_unsigned_message(raw)
+                assert topics[2] == unsigned.id and unsigned.network_id == NETWORK_ID
+                call = parse_addressed_call(unsigned.payload)
+                assert topics[1] == call.source_address.rjust(32, b"\x00") == MESSENGER_ADDRESS.rjust(32, b"\x00")
+                out.append(call.payload)
+        return out
 
 
 class Sandbox:
-    """One chain: a fresh C-Chain state on simnode's engine, the messenger placed from its genesis
-    alloc, the Warp stand-in with this chain's ID, and the burning token."""
+    """One chain: a fresh EVM state on simnode's engine with the real Warp precompile (this
+    chain's ID), the messenger placed from its genesis alloc, and the burning token."""
 
     def __init__(self, blockchain_id: bytes) -> None:
-        self.warp = WarpStandIn(blockchain_id)
-        precompiles = {**AvalancheVM._state_class.computation_class._precompiles,
-                       WARP: self.warp, FEE_TOKEN_BURNING: burning_token}
-        computation = AvalancheVM._state_class.computation_class.configure(
-            __name__="StandInComputation", _precompiles=precompiles)
-        vm = AvalancheVM.configure(__name__="StandInVM", _state_class=AvalancheVM._state_class.configure(
-            __name__="StandInState", computation_class=computation))
+        with_warp = vm_class_for(AvalancheVM, (warp.MODULE,))
+        state_class = with_warp._state_class
+        precompiles = {**state_class.computation_class._precompiles, FEE_TOKEN_BURNING: burning_token}
+        computation = state_class.computation_class.configure(__name__="BurningTokenComputation",
+                                                              _precompiles=precompiles)
+        vm = with_warp.configure(__name__="SandboxVM", _state_class=state_class.configure(
+            __name__="SandboxState", computation_class=computation))
         self.state = Executor(make_chain()).build_state(None, True, GAS, vm_class=vm)
+        self.state.warp_identity = warp.Identity(NETWORK_ID, blockchain_id, b"\x00" * 32)
+        self.state.set_nonce(WARP, 1)
+        self.state.set_code(WARP, b"\x01")
         for addr, acct in messenger_genesis_alloc().items():
             a = bytes.fromhex(addr[2:])
             self.state.set_nonce(a, int(acct["nonce"], 16))
@@ -176,9 +170,16 @@ class Sandbox:
         self.state.set_nonce(FEE_TOKEN_BURNING, 1)  # not "empty", so EIP-161 keeps its storage
         self.state.set_storage(FEE_TOKEN_BURNING, int.from_bytes(ALICE, "big"), 10**21)
 
-    def tx(self, to: bytes | None, data: bytes, sender: bytes = ALICE, gas: int = GAS) -> Result:
-        utx = AvalancheVM.create_unsigned_transaction(nonce=self.state.get_nonce(sender), gas_price=0, gas=gas,
-                                                      to=to if to is not None else b"", value=0, data=data)
+    def tx(self, to: bytes | None, data: bytes, sender: bytes = ALICE, gas: int = GAS,
+           predicate: bytes | None = None) -> Result:
+        """`predicate`: a signed Warp message carried in the access list (predicate 0)."""
+        if predicate is None:
+            utx = AvalancheVM.create_unsigned_transaction(nonce=self.state.get_nonce(sender), gas_price=0, gas=gas,
+                                                          to=to if to is not None else b"", value=0, data=data)
+        else:
+            utx = AvalancheVM.get_transaction_builder().new_unsigned_access_list_transaction(
+                chain_id=43112, nonce=self.state.get_nonce(sender), gas_price=0, gas=gas, to=to, value=0, data=data,
+                access_list=((WARP, tuple(int.from_bytes(c, "big") for c in predicates.encode(predicate))),))
         comp = self.state.apply_transaction(SpoofTransaction(utx, from_=sender))
         error = ""
         if comp.is_error:
@@ -216,8 +217,8 @@ class Sandbox:
 
     def deliver(self, source_id: bytes, payload: bytes, relayer: bytes = RELAYER, reward: bytes = REWARD,
                 gas: int = GAS, origin: bytes = MESSENGER_ADDRESS) -> Result:
-        self.warp.verified = [(source_id, origin, payload)]
-        return self.tx(MESSENGER_ADDRESS, receive_cross_chain_message_calldata(0, reward), relayer, gas)
+        return self.tx(MESSENGER_ADDRESS, receive_cross_chain_message_calldata(0, reward), relayer, gas,
+                       signed_delivery(source_id, origin, payload))
 
 
 def msg_input(dst: bytes = b"\x42" * 20, chain: bytes = CHAIN_B, payload: bytes = b"hello", gas: int = 100_000,
@@ -385,7 +386,6 @@ def test_deliveries_the_messenger_rejects(case: str, reason: str):
     sent, payload = a.send(msg_input(relayers=(RELAYER,) if case == "unauthorized relayer" else (),
                                      gas=2_000_000 if case == "short of required gas" else 100_000))
     if case == "no message":
-        b.warp.verified = []
         res = b.tx(MESSENGER_ADDRESS, receive_cross_chain_message_calldata(0, REWARD), RELAYER)
     elif case == "wrong origin":
         res = b.deliver(CHAIN_A, payload, origin=ALICE)

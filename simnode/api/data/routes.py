@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import (balances, chains, evm_addresses, evm_balances, evm_blocks, evm_contracts, evm_metrics, evm_nfts,
-               evm_transactions, health, icm, icm_metrics, primary_routes, staking_metrics)
+from . import (aggregator, balances, chains, evm_addresses, evm_balances, evm_blocks, evm_contracts, evm_metrics,
+               evm_nfts, evm_transactions, health, icm, icm_metrics, primary_routes, staking_metrics)
 from .context import RequestContext
 from .spec import Operation
 
@@ -56,6 +56,9 @@ HANDLERS: dict[tuple[str, str], Handler] = {
     ("GET", "/v1/chains/{chainId}/nfts/collections/{address}/tokens"): evm_nfts.list_tokens,
     ("GET", "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}"): evm_nfts.get_token_details,
     ("POST", "/v1/chains/{chainId}/nfts/collections/{address}/tokens/{tokenId}:reindex"): evm_nfts.reindex_nft,
+    # the signature aggregator
+    ("POST", "/v1/signatureAggregator/{network}/aggregateSignatures"): aggregator.aggregate_signatures,
+    ("GET", "/v1/signatureAggregator/{network}/aggregateSignatures/{txHash}"): aggregator.get_aggregated_signatures,
     # Metrics API
     ("GET", "/v2/health-check"): health.health_check,
     ("GET", "/v2/live-check"): health.live_check,

@@ -12,6 +12,7 @@ Storage (all under the chain prefix, e.g. b"C/"):
     h/<hash>           -> num
     t/<tx hash>        -> num u64 | index u32
     la/<addr><num>     block `num` has logs emitted by `addr`
+    wm/<message ID>    an accepted SendWarpMessage's unsigned message (what the validators sign)
     lb/<num>           block `num` has logs
     head               -> num u64 (last accepted)
     root               -> state root the next block builds on (differs from the head's after
@@ -54,8 +55,13 @@ from .fees import ACP176_RULES, FeeState, fee_state_from_row
 from .headers import Header, HeaderRules, block_header, genesis_header
 from .mempool import Mempool, PoolError, PoolTx
 from ...icm.placement import PLACEMENT_BLOCK, place_messenger
-from .precompiles.contract import BlockContext
+from ...codec import CodecError
+from ...warp.message import UnsignedMessage, parse_unsigned_message
+from . import predicates
+from .precompiles import warp
+from .precompiles.contract import BlockContext, PrecompileError
 from .precompiles.schedule import Schedule
+from .precompiles.upgrades import PrecompileConfig
 from .receipts import logs_bloom, receipt_rlp
 from .rlpcodec import item_length, list_header
 from .rules import BLACKHOLE, ZERO_HASH, AvalancheVM, CorethVM
@@ -306,14 +312,13 @@ def c_chain_header_rules(network_id: int) -> HeaderRules:
                        etna=u.etna, granite=u.granite)
 
 
-# coreth registers the warp precompile at Durango: ApplyUpgrades gives its address nonce 1 and
-# code 0x01 (so it is not an empty account) in the first block at or after it, or in genesis
-WARP_ADDRESS = bytes.fromhex("0200000000000000000000000000000000000005")
-
-
-def _activate_warp(state: Any) -> None:
-    state.set_nonce(WARP_ADDRESS, 1)
-    state.set_code(WARP_ADDRESS, b"\x01")
+def c_chain_precompiles(rules: HeaderRules) -> Schedule:
+    """coreth's precompiles: Warp from Durango (its account gets nonce 1 and code 0x01 in the first
+    block at or after it, or in genesis), default quorum, Primary Network messages verified by the
+    Primary Network."""
+    if not rules.coreth:
+        return Schedule(AvalancheVM)
+    return Schedule(CorethVM, (PrecompileConfig(warp.MODULE, rules.durango, False, warp.DEFAULT_SETTINGS),))
 
 
 class EVMChain:
@@ -339,9 +344,15 @@ class EVMChain:
         self.evm_chain_id: int = int(self.genesis_json["config"]["chainId"])
         # which header fields and account encoding: coreth's (C-Chain) or subnet-EVM's
         self.header_rules = header_rules or c_chain_header_rules(self.config.network_id)
-        # stateful precompiles by block timestamp over the chain's own VM class (none on the
-        # C-Chain: coreth's set, whose warp account apply_upgrades sets up)
-        self.precompiles = precompiles or Schedule(CorethVM if self.header_rules.coreth else AvalancheVM)
+        # stateful precompiles by block timestamp over the chain's own VM class (on the C-Chain,
+        # coreth's set: Warp from Durango)
+        self.precompiles = precompiles or c_chain_precompiles(self.header_rules)
+        # what the Warp precompile says of the chain, and the P-Chain's validators that verify
+        # its predicates (from the node; without them every predicate fails)
+        self.warp_identity = warp.Identity(self.config.network_id, self.chain_id, subnet_id)
+        self.warp_validators: warp.ValidatorView | None = getattr(ctx, "warp_validators", None)
+        # credited at the start of block 1, like an activation: block 0 stays the real genesis
+        self.first_block_credits: tuple[tuple[bytes, int], ...] = tuple(getattr(ctx, "first_block_credits", ()))
         self.vm_class = self.precompiles.base_vm
         self.kv = StoreKV(self.store, prefix + b"s/")
         self.db = atomic_db(self.kv)
@@ -490,6 +501,8 @@ class EVMChain:
             for lg in rc[5]:
                 has_logs = True
                 addrs.add(lg[0])
+            for message in warp.accepted_messages(rc[5]):
+                ch[self._key(b"wm/", message.id)] = message.encoded  # subnet-evm's Accept hook
         if has_logs:
             ch[self._key(b"lb/", u64(num))] = b""
             for a in sorted(addrs):
@@ -623,12 +636,28 @@ class EVMChain:
         """The coinbase of `parent`'s child (an L1's reward manager can choose it)."""
         return BLACKHOLE
 
-    def vm_at(self, header: Any) -> Any:
-        """A py-evm VM for `header`, with the precompiles active at its timestamp."""
+    def vm_at(self, header: Any, warp_failed: dict[bytes, int] | None = None) -> Any:
+        """A py-evm VM for `header`, with the precompiles active at its timestamp (`warp_failed`:
+        the block's failed Warp predicates by tx hash)."""
         evm = self.evm
-        return self.precompiles.vm_class_at(header.timestamp)(
+        vm = self.precompiles.vm_class_at(header.timestamp)(
             header=header, chaindb=evm.chaindb, chain_context=ChainContext(self.evm_chain_id),
             consensus_context=evm.consensus_context)
+        vm.state.warp_identity = self.warp_identity
+        vm.state.warp_failed = {} if warp_failed is None else warp_failed
+        return vm
+
+    def warp_failed_of(self, block: BlockInfo) -> dict[bytes, int]:
+        """A block's failed Warp predicates by tx hash, from its header extra (re-execution)."""
+        extra = block.header.extra_data
+        fee_len = len(block.fee.encode())
+        if len(extra) <= fee_len:
+            return {}
+        try:
+            results = predicates.parse_results(extra[fee_len:])
+        except CodecError:
+            return {}
+        return {h: int.from_bytes(by_addr.get(warp.ADDRESS, b""), "big") for h, by_addr in results.items()}
 
     # ------------------------------------------------------------------ tx admission
 
@@ -682,7 +711,7 @@ class EVMChain:
         _, base_fee, gas_limit = self.next_fees()
         if gas > gas_limit:
             raise ChainError("exceeds block gas limit")
-        intrinsic = tx.intrinsic_gas
+        intrinsic = self._intrinsic_gas(tx)
         if gas < intrinsic:
             raise ChainError(f"intrinsic gas too low: gas {gas}, minimum needed {intrinsic}")
         if tx.to == b"" and len(tx.data) > 49152:
@@ -717,6 +746,16 @@ class EVMChain:
         if self.automine:
             self.request_mine()
         return h
+
+    def _intrinsic_gas(self, tx: SignedTransactionAPI) -> int:
+        """With Warp active, predicates cost PredicateGas (a ChainError if one does not parse)."""
+        found = warp.tx_predicates(tx)
+        if not found or self.warp_config(max(self.clock.now_ms(), self.head.ms) // 1000) is None:
+            return tx.intrinsic_gas
+        try:
+            return warp.intrinsic_gas(tx, found)
+        except PrecompileError as e:
+            raise ChainError(f"invalid predicate: {e}") from None
 
     # ------------------------------------------------------------------ block production
 
@@ -787,6 +826,8 @@ class EVMChain:
         vm = self.vm_at(header)
         state = vm.state
         self.apply_upgrades(state, parent.header.timestamp, header.block_number, header.timestamp)
+        warp_failed = state.warp_failed
+        results: dict[bytes, dict[bytes, bytes]] = {}  # included txs' predicate results
         included: list[PoolTx] = []
         receipts: list[bytes] = []  # consensus RLP, for the receipt trie
         rows: list[list] = []
@@ -804,6 +845,9 @@ class EVMChain:
                     if gas_limit - gas_used < 21000:
                         break
                 else:
+                    failed = self.warp_results(p.tx, p.hash, header.timestamp)
+                    if failed is not None:
+                        warp_failed[p.tx.hash] = failed
                     traced = calltrace.start()
                     # py-evm's VM.apply_transaction, its receipt built from the rows' own form
                     # (receipts.py) instead of py-evm's receipt objects; the block's gas limit
@@ -828,6 +872,9 @@ class EVMChain:
                         rows.append(receipt_row(status, gas_used, used, eff, contract, logs))
                         receipts.append(receipt_rlp(p.type_id, status == 1, gas_used, tx_bloom, logs))
                         included.append(p)
+                        if failed is not None:
+                            results[p.hash] = {warp.ADDRESS: predicates.bits_bytes(
+                                i for i in range(failed.bit_length()) if failed >> i & 1)}
                         frames.append(traced)
                 try:
                     p = it.send(ok)
@@ -849,7 +896,7 @@ class EVMChain:
             state_root=state.state_root, transaction_root=ordered_trie_root(raws),
             receipt_root=ordered_trie_root(receipts), bloom=bloom, gas_limit=gas_limit, gas_used=gas_used,
             ts_ms=ts_ms, fee_extra=fee_after.encode(), base_fee=base_fee, block_gas_cost=fee_state.block_gas_cost,
-            ext=ext, ext_gas_used=ext_gas)
+            ext=ext, ext_gas_used=ext_gas, predicate_results=predicates.encode_results(results))
         batch = self.store.batch()
         packed = self._put_block_rows(batch, final_header, ts_ms, fee_after, raws, [p.sender for p in included],
                                       rows, pre=header.state_root, ext=ext, ext_gas=ext_gas, frames=frames)
@@ -879,24 +926,52 @@ class EVMChain:
     def apply_upgrades(self, state: Any, parent_time: int | None, number: int, time: int) -> None:
         """What block `number` at `time` (s) on a parent at `parent_time` (None: the genesis,
         before its alloc) does to the state before its first tx, as coreth's and subnet-evm's
-        ApplyUpgrades: the C-Chain's warp account at Durango, then the precompile configs that
-        activate (or disable) in it; block 1 first places the ICM messenger (icm/placement.py)."""
+        ApplyUpgrades: the precompile configs that activate (or disable) in it (on the C-Chain,
+        Warp's account at Durango); block 1 first places the ICM messenger (icm/placement.py) and
+        credits `first_block_credits`."""
         if number == PLACEMENT_BLOCK and parent_time is not None:
             place_messenger(state)
-        if self._activates_warp(parent_time, time):
-            _activate_warp(state)
+            for address, amount in self.first_block_credits:
+                state.set_balance(address, state.get_balance(address) + amount)
         self.precompiles.activate(state, parent_time, BlockContext(number, time))
 
     def _upgrades_between(self, parent_time: int, time: int, number: int) -> bool:
         """Does block `number` at `time` on a parent at `parent_time` change the state before its txs?"""
-        return (number == PLACEMENT_BLOCK or self._activates_warp(parent_time, time)
-                or bool(self.precompiles.activating(parent_time, time)))
+        return number == PLACEMENT_BLOCK or bool(self.precompiles.activating(parent_time, time))
 
-    def _activates_warp(self, parent_time: int | None, time: int) -> bool:
-        """Does a block at `time` (s) on a parent at `parent_time` (None: the genesis) cross
-        coreth's Durango?"""
-        durango = self.header_rules.durango
-        return self.header_rules.coreth and (parent_time is None or parent_time < durango) and durango <= time
+    # ------------------------------------------------------------------ Warp
+
+    def warp_results(self, tx: Any, tx_hash: bytes, timestamp: int) -> int | None:
+        """The failed-predicate bits of `tx` in a block at `timestamp` (None: no Warp predicates)."""
+        config = self.warp_config(timestamp)
+        if config is None:
+            return None
+        found = warp.tx_predicates(tx)
+        if not found:
+            return None
+        failed = 0
+        for i, chunks in enumerate(found):
+            reason = ("no P-Chain validators" if self.warp_validators is None
+                      else warp.verify_predicate(config.settings, chunks, self.warp_identity, self.warp_validators))
+            if reason is not None:
+                log.debug("tx 0x%s: warp predicate %d failed: %s", tx_hash.hex(), i, reason)
+                failed |= 1 << i
+        return failed
+
+    def warp_config(self, timestamp: int) -> Any:
+        for config in self.precompiles.active(timestamp):
+            if config.module is warp.MODULE:
+                return config
+        return None
+
+    def accepted_message(self, message_id: bytes) -> UnsignedMessage | None:
+        """ChainWarpBackend: the unsigned message of an accepted SendWarpMessage with this ID."""
+        raw = self.store.get(self._key(b"wm/", message_id))
+        return None if raw is None else parse_unsigned_message(raw)
+
+    def is_accepted_block(self, block_id: bytes) -> bool:
+        """ChainWarpBackend: is `block_id` the hash of an accepted block?"""
+        return self.store.get(self._key(b"h/", block_id)) is not None
 
     def mine_empty(self, count: int, interval_s: int | None = None) -> None:
         """anvil_mine / hardhat_mine: `count` empty blocks, O(1) each, committed in chunks."""

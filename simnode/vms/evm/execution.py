@@ -142,6 +142,7 @@ class Executor:
             vm = profiling_vm(type(vm))(header=hdr, chaindb=vm.chaindb, chain_context=vm.chain_context,
                                         consensus_context=vm.consensus_context)
         state = vm.state
+        state.warp_identity = self.chain.warp_identity
         if overrides:
             apply_overrides(state, overrides)
         return state
@@ -151,9 +152,15 @@ class Executor:
     def _tx(self, state: Any, args: CallArgs, gas: int) -> tuple[Any, int]:
         price = self.effective_price(args, state.execution_context.base_fee_per_gas or 0)
         nonce = state.get_nonce(args.sender) if args.nonce is None else args.nonce
-        utx = AvalancheVM.create_unsigned_transaction(
-            nonce=nonce, gas_price=price, gas=gas, to=args.to if args.to is not None else b"",
-            value=args.value, data=args.data)
+        to = args.to if args.to is not None else b""
+        if args.access_list:
+            # the list's gas counts, and a Warp predicate in it reads as valid (nothing verified it)
+            utx = AvalancheVM.get_transaction_builder().new_unsigned_access_list_transaction(
+                chain_id=self.chain.evm_chain_id, nonce=nonce, gas_price=price, gas=gas, to=to, value=args.value,
+                data=args.data, access_list=_access_list(args.access_list))
+        else:
+            utx = AvalancheVM.create_unsigned_transaction(nonce=nonce, gas_price=price, gas=gas, to=to,
+                                                          value=args.value, data=args.data)
         return SpoofTransaction(utx, from_=args.sender), price
 
     @staticmethod
@@ -341,6 +348,18 @@ class Executor:
             "storageHash": "0x" + storage_root.hex(),
             "storageProof": storage,
         }
+
+
+def _access_list(entries: Any) -> list[tuple[bytes, list[int]]]:
+    """A JSON accessList ([{address, storageKeys}]) as py-evm takes it."""
+    out = []
+    try:
+        for entry in entries:
+            keys = [int(k, 16) for k in entry.get("storageKeys") or []]
+            out.append((parse_address(entry["address"]), keys))
+    except (AttributeError, KeyError, TypeError, ValueError):
+        raise ChainError("invalid access list") from None
+    return out
 
 
 def translate_validation(text: str) -> str:

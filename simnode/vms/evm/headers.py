@@ -34,7 +34,7 @@ INITIAL_MIN_DELAY_EXCESS = 7_970_124  # acp226.InitialDelayExcess
 GENESIS_GAS_LIMIT = 4_712_388  # params.GenesisGasLimit, for a genesis with gasLimit 0
 GENESIS_DIFFICULTY = 131_072  # params.GenesisDifficulty, for a genesis without difficulty
 # predicate.BlockResults{}.Bytes(): codec version u16 + zero results u32, appended to every
-# header extra from Durango on (a block with warp predicates would carry their results)
+# header extra from Durango on (a block with Warp predicates carries their results, predicates.py)
 EMPTY_PREDICATE_RESULTS = b"\x00" * 6
 
 
@@ -253,7 +253,7 @@ def genesis_header(rules: HeaderRules, genesis: dict, state_root: bytes, base_fe
 def block_header(rules: HeaderRules, *, parent: Header, parent_hash: bytes, state_root: bytes, transaction_root: bytes,
                  receipt_root: bytes, bloom: int, gas_limit: int, gas_used: int, ts_ms: int, fee_extra: bytes,
                  base_fee: int, block_gas_cost: int = 0, ext: bytes = b"", ext_gas_used: int = 0,
-                 coinbase: bytes = BLACKHOLE) -> Header:
+                 coinbase: bytes = BLACKHOLE, predicate_results: bytes = EMPTY_PREDICATE_RESULTS) -> Header:
     """A header the chain builds, as coreth's/subnet-EVM's miner fills it: the coinbase
     (coreth's BlackholeAddr; on an L1 the reward manager's or fee recipient's choice), difficulty 1, the fee state (`fee_extra`) then the predicate results as extra, the optional
     fields of the upgrades active at `ts_ms`. `block_gas_cost` is ignored from Granite on (0)."""
@@ -266,7 +266,7 @@ def block_header(rules: HeaderRules, *, parent: Header, parent_hash: bytes, stat
         parent_hash=parent_hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=coinbase, state_root=state_root,
         transaction_root=transaction_root, receipt_root=receipt_root, bloom=bloom, difficulty=1,
         block_number=parent.block_number + 1, gas_limit=gas_limit, gas_used=gas_used, timestamp=ts,
-        extra_data=fee_extra + EMPTY_PREDICATE_RESULTS if durango else fee_extra, mix_hash=ZERO_HASH,
+        extra_data=fee_extra + predicate_results if durango else fee_extra, mix_hash=ZERO_HASH,
         nonce=b"\x00" * 8, ext_data_hash=ext_data_hash(ext) if rules.coreth else None,
         base_fee_per_gas=base_fee if ts >= rules.base_fee else None,
         ext_data_gas_used=ext_gas_used if ap4 and rules.coreth else None,

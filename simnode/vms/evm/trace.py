@@ -176,6 +176,8 @@ def _block_vm(api: EthAPI, block: BlockInfo) -> tuple[Any, Any]:
     vm = tracing_vm(chain.precompiles.vm_class_at(hdr.timestamp))(
         header=hdr, chaindb=chain.evm.chaindb, chain_context=ChainContext(chain.evm_chain_id),
         consensus_context=chain.evm.consensus_context)
+    vm.state.warp_identity = chain.warp_identity
+    vm.state.warp_failed = chain.warp_failed_of(block)  # as the builder found the block's predicates
     parent = chain.block(block.number - 1) if block.number else None
     if parent is not None:
         # the block's upgrades (precompile activations) happened before its first tx, as the builder did them

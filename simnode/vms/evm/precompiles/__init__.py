@@ -6,6 +6,8 @@ rules), in plain Python modules:
 * allowlist.py   IAllowList, shared by the allow-listed precompiles;
 * txallowlist.py, deployerallowlist.py, nativeminter.py, feemanager.py, rewardmanager.py
                  subnet-EVM's precompiles at 0x0200…0002, …0000, …0001, …0003, …0004;
+* warp.py        the Warp precompile at 0x0200…0005 (coreth's and subnet-EVM's), with its
+                 predicates (../predicates.py) and their verification;
 * upgrades.py    configs from the genesis `config.<key>` and upgrade.json `precompileUpgrades`,
                  parsed and verified as subnet-evm does;
 * schedule.py    the `Schedule`: which configs are active at a block timestamp, which activate
@@ -13,7 +15,7 @@ rules), in plain Python modules:
 * vmclasses.py   the py-evm VM class for a set of active precompiles (their callables, the
                  deployer check on CREATE/CREATE2, the tx check on a tx's sender).
 
-The C-Chain keeps coreth's set: no stateful precompile (its Warp precompile is not built yet;
-the chain sets up the warp account at Durango as coreth does), so its schedule is empty and it
-runs its own VM class, CorethVM, unchanged. An L1's schedule is over SubnetEVMVM.
+The C-Chain keeps coreth's set: the Warp precompile from Durango (default quorum), over its own
+VM class, CorethVM (chain.c_chain_precompiles). An L1's schedule is over SubnetEVMVM, with Warp
+when its genesis or upgrade.json has a `warpConfig`.
 """

@@ -3,7 +3,8 @@
 A precompile is a `Module`: its config key and address, its functions by 4-byte selector, how
 its config JSON is read and verified, and what activating it does to the state (`configure`).
 Optional hooks let a module refuse a transaction's sender (`check_tx`, as the tx allow list) or
-a contract creation's origin (`check_create`, as the deployer allow list).
+a contract creation's origin (`check_create`, as the deployer allow list), or read what a tx
+carries for it before the tx runs (`prepare_tx`, as Warp's predicates).
 
 A function is `fn(env, args) -> output bytes` with `env` an `Env`: the caller, the precompile's
 own address, the py-evm state (its storage lives at its own address), gas (`env.deduct`, out of
@@ -79,6 +80,7 @@ class Module:
     to_json: Callable[[Any], dict]            # settings -> JSON fields, in subnet-evm's order
     check_tx: Callable[[Any, bytes], str | None] | None = None      # (state, sender) -> refusal
     check_create: Callable[[Any, bytes], str | None] | None = None  # (state, tx.origin) -> refusal
+    prepare_tx: Callable[[Any, Any], Any] | None = None  # (state, tx) -> the tx to run (predicates)
 
 
 class Env:

@@ -8,7 +8,8 @@ Over a chain's base VM (AvalancheVM, or SubnetEVMVM on an L1) a set of modules g
   lists them). With a `check_create` module, CREATE and CREATE2 are refused for an origin it
   rejects (all the creation's gas used, as libevm's CanCreateContract hook, before the new
   account, its nonce or any value move);
-* a state class whose `validate_transaction` refuses a tx whose sender a `check_tx` module
+* a state class whose `apply_transaction` first lets `prepare_tx` modules read the tx (Warp's
+  predicates and their intrinsic gas), and whose `validate_transaction` refuses a tx whose sender a `check_tx` module
   rejects (a ValidationError: the block builder leaves the tx out). Spoofed txs (eth_call,
   eth_estimateGas, debug_traceCall) skip it, as subnet-evm's calls skip account checks.
 An empty set is the base class itself: nothing added, nothing to pay.
@@ -41,6 +42,7 @@ def _build(base_vm: type, modules: tuple[Module, ...]) -> type:
     base_state = base_vm._state_class
     computation = _computation_class(base_state.computation_class, modules)
     tx_checks = tuple(m.check_tx for m in modules if m.check_tx is not None)
+    preparers = tuple(m.prepare_tx for m in modules if m.prepare_tx is not None)
     name = "".join(m.key[0].upper() + m.key[1:].removesuffix("Config") for m in modules)
     namespace: dict[str, Any] = {"computation_class": computation}
     if tx_checks:
@@ -52,6 +54,12 @@ def _build(base_vm: type, modules: tuple[Module, ...]) -> type:
                         raise ValidationError(reason)
             base_state.validate_transaction(self, transaction)
         namespace["validate_transaction"] = validate_transaction
+    if preparers:
+        def apply_transaction(self: Any, transaction: Any) -> Any:
+            for prepare in preparers:
+                transaction = prepare(self, transaction)
+            return base_state.apply_transaction(self, transaction)
+        namespace["apply_transaction"] = apply_transaction
     state = type(f"{base_state.__name__}With{name}", (base_state,), namespace)
     return type(f"{base_vm.__name__}With{name}", (base_vm,), {"_state_class": state})
 
