@@ -319,3 +319,33 @@ def test_icm_message_between_the_c_chain_and_an_l1():
             [(c_cb58, "", 1), (l1_cb58, "", 1)])
         assert api(base, f"/v2/icm/summary?srcBlockchainId={c_cb58}")["result"]["allTime"] == 1
         assert api(base, "/v2/icm/summary")["result"]["allTime"] == 2
+
+
+def test_icm_pingpong_scenario_in_the_data_api():
+    """scenarios/icm_pingpong.toml run on a node: both relayed legs and the hand-relayed message are
+    delivered in the ICM routes, the hand-relayed one with ewoq as deliverer and reward address."""
+    from simnode.testing import Simnode
+
+    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "icm_pingpong.toml"
+    with Simnode.start(seed=12) as sim:  # the scenario's seed
+        saved = sim.run_scenario(scenario).saved
+        base = sim.url
+        pong_chain = saved["pong_chain"]
+        c_id = sim.node.genesis.c_chain_id
+        messages = api(base, "/v1/icm/messages?network=fuji")["messages"]
+        assert len(messages) == 3 and {m["status"] for m in messages} == {"delivered"}
+        pinger, ponger = to_checksum_address(saved["pinger"]), to_checksum_address(saved["ponger"])
+        pong_l1 = "77102"  # scenarios/icm/pong_genesis.json's chain ID
+        legs = {(m["from"], m["to"], m["sourceEvmChainId"]): m for m in messages}
+        ping, pong = legs[(pinger, ponger, "43112")], legs[(ponger, pinger, pong_l1)]
+        assert (ping["destinationEvmChainId"], pong["destinationEvmChainId"]) == (pong_l1, "43112")
+        assert ping["sourceBlockchainId"] == pong["destinationBlockchainId"] == "0x" + c_id.hex()
+        assert ping["messageExecuted"] and pong["messageExecuted"] and ping["receiptDelivered"]
+        manual = legs[(EWOQ.address, "0x0000000000000000000000000000000000000000", "43112")]
+        assert manual["destinationTransaction"]["delivererAddress"] == EWOQ.address
+        assert manual["destinationTransaction"]["rewardRedeemer"] == EWOQ.address
+        assert manual["sourceTransaction"]["txHash"] == saved["manual_tx"]
+        assert [m["messageId"] for m in api(base, f"/v1/icm/messages?destinationBlockchainId={pong_chain}")[
+            "messages"]] == [manual["messageId"], ping["messageId"]]
+        summary = api(base, "/v2/icm/summary")["result"]
+        assert summary["allTime"] == 3
