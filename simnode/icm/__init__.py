@@ -9,6 +9,8 @@
   IDs, and calldata for the messenger's functions.
 - ``events``: topic0 of every messenger event and a decoder for its logs.
 - ``gas``: the relayer's gas limit for ``receiveCrossChainMessage``.
+- ``placement``: the state change at the start of block 1 that puts the messenger on every EVM chain
+  (block 0 stays the real genesis; a genesis with code at 0x253b…5fcf is left alone).
 
 Nothing here imports a VM: the relayer, the ICM index and the genesis builder use it from above.
 

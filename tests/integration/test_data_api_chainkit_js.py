@@ -28,7 +28,8 @@ def test_chainkit_reads_the_data_api():
         out = run_js("chainkit_data_api.mjs", h.url, EWOQ.address)
         c_chain = api(h.url, "/v1/chains/43112")
         assert out["chains"] == out["nftChains"] == {"chains": [c_chain]}
-        assert out["teleporterChains"] == {"chains": []}
+        # block 1 placed the ICM messenger on the C-Chain
+        assert out["teleporterChains"] == {"chains": [c_chain]} and "teleporter" in c_chain["enabledFeatures"]
         assert out["chain"] == c_chain
         assert out["native"]["nativeTokenBalance"]["balance"] == "123"
         assert out["nativeAtGenesis"]["nativeTokenBalance"]["balance"] == at_genesis != "123"

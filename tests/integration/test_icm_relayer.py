@@ -6,8 +6,8 @@ delivery replayed reverts ("message already received") and changes nothing. Swit
 (`simnode.setRelayer`), a message waits (listed by `simnode.getRelayer`) and nobody delivers it;
 switched back on, it goes out. An L1 validator registered with a message from the aggregator
 routes, and the P-Chain's acknowledgement delivered to the L1 as a verified predicate. Ping-pong
-between the C-Chain and an L1 (the messenger put on the C-Chain with anvil_* edits, standing in for
-its block-1 placement): each leg verified by the L1's validators."""
+between the C-Chain (the messenger placed there at block 1) and an L1: each leg verified by the L1's
+validators."""
 
 from __future__ import annotations
 
@@ -232,22 +232,9 @@ def test_relayer_off_then_on(node):
         call(simnode, "simnode.setRelayer", {"enabled": "yes"})
 
 
-def _place_messenger_on_the_c_chain(url: str) -> None:
-    """The messenger at 0x253b…5fcf on the C-Chain as its genesis alloc entry reads (code, nonce,
-    both guards NOT_ENTERED), by anvil_* edits."""
-    rpc = url + "/ext/bc/C/rpc"
-    for address, account in messenger_genesis_alloc().items():
-        call(rpc, "anvil_setNonce", [address, account["nonce"]])
-        if "code" in account:
-            call(rpc, "anvil_setCode", [address, account["code"]])
-        for slot, word in account.get("storage", {}).items():
-            call(rpc, "anvil_setStorageAt", [address, slot, word])
-
-
 def test_ping_pong_between_the_c_chain_and_an_l1(node):
     """A C-Chain message on the L1 is verified by the L1's own validators (no
     requirePrimaryNetworkSigners), the L1's answer on the C-Chain by the L1's validators."""
-    _place_messenger_on_the_c_chain(node.url)
     c_rpc = node.url + "/ext/bc/C/rpc"
     l1_id, l1_rpc = _l1(node)
     creation = load_artifact("PingPongReceiver").creation_code + abi_encode(["address"], [MESSENGER_ADDRESS])

@@ -5,7 +5,9 @@ and an address's messages (as sender or receiver), newest first.
 A message is `pending` until its destination chain receives it, then `delivered` (with both
 transactions); one received here from a chain this node does not index is
 `delivered_source_not_indexed`. As on the hosted API, message and blockchain IDs are 0x-hex
-bytes32 (the form the messenger's events carry); the filters also take a blockchain ID in CB58.
+bytes32 (the form the messenger's events carry); the filters also take a blockchain ID in CB58,
+and `sourceBlockchainId`/`destinationBlockchainId` an EVM chain ID (as the spec says; one no chain
+of the node has matches nothing).
 `rewardDetails` is the message's relayer fee (fee token metadata from the EVM index; an unknown
 token or no fee has empty name and symbol and 0 decimals). `network` names the running network.
 """
@@ -97,14 +99,29 @@ def get_message(ctx: RequestContext) -> dict[str, Any]:
     return message_json(ctx, m, _evm_ids(ctx))
 
 
+_NO_SUCH_CHAIN = b""
+
+
+def _source_or_destination(ctx: RequestContext, name: str, by_evm_id: dict[str, bytes]) -> bytes | None:
+    """The spec lets these two filters name a chain by its EVM chain ID too (_NO_SUCH_CHAIN: no EVM
+    chain of the node has that ID)."""
+    value = ctx.params.get(name)
+    if value is not None and value.isdigit() and len(value) <= 20:
+        return by_evm_id.get(value, _NO_SUCH_CHAIN)
+    return _optional_chain(ctx, name)
+
+
 def list_messages(ctx: RequestContext) -> dict[str, Any]:
     store = _store(ctx)
-    filters = {"source": _optional_chain(ctx, "sourceBlockchainId"),
-               "destination": _optional_chain(ctx, "destinationBlockchainId"),
+    evm_ids = _evm_ids(ctx)
+    by_evm_id = {evm_id: chain_id for chain_id, evm_id in evm_ids.items()}
+    filters = {"source": _source_or_destination(ctx, "sourceBlockchainId", by_evm_id),
+               "destination": _source_or_destination(ctx, "destinationBlockchainId", by_evm_id),
                "chain": _optional_chain(ctx, "blockchainId"),
                "sender": optional_address(ctx, "from"), "receiver": optional_address(ctx, "to")}
+    if _NO_SUCH_CHAIN in (filters["source"], filters["destination"]):
+        return {"messages": []}
     page = page_of(ctx, lambda cursor: messages(store, ctx.params["pageSize"], cursor, **filters))
-    evm_ids = _evm_ids(ctx)
     return ctx.paged({"messages": [message_json(ctx, m, evm_ids) for m in page.items]}, page.next)
 
 

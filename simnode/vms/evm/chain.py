@@ -54,6 +54,7 @@ from ...network import params_for
 from .fees import ACP176_RULES, FeeState, fee_state_from_row
 from .headers import Header, HeaderRules, block_header, genesis_header
 from .mempool import Mempool, PoolError, PoolTx
+from ...icm.placement import PLACEMENT_BLOCK, place_messenger
 from ...codec import CodecError
 from ...warp.message import UnsignedMessage, parse_unsigned_message
 from . import predicates
@@ -926,15 +927,17 @@ class EVMChain:
         """What block `number` at `time` (s) on a parent at `parent_time` (None: the genesis,
         before its alloc) does to the state before its first tx, as coreth's and subnet-evm's
         ApplyUpgrades: the precompile configs that activate (or disable) in it (on the C-Chain,
-        Warp's account at Durango); block 1 first credits `first_block_credits`."""
-        if number == 1:
+        Warp's account at Durango); block 1 first places the ICM messenger (icm/placement.py) and
+        credits `first_block_credits`."""
+        if number == PLACEMENT_BLOCK and parent_time is not None:
+            place_messenger(state)
             for address, amount in self.first_block_credits:
                 state.set_balance(address, state.get_balance(address) + amount)
         self.precompiles.activate(state, parent_time, BlockContext(number, time))
 
     def _upgrades_between(self, parent_time: int, time: int, number: int) -> bool:
         """Does block `number` at `time` on a parent at `parent_time` change the state before its txs?"""
-        return (number == 1 and bool(self.first_block_credits)) or bool(self.precompiles.activating(parent_time, time))
+        return number == PLACEMENT_BLOCK or bool(self.precompiles.activating(parent_time, time))
 
     # ------------------------------------------------------------------ Warp
 
