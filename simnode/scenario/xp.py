@@ -301,10 +301,12 @@ class XPClient:
                                                               [state]))
 
     def node_identity(self, ref: str) -> tuple[bytes, Any]:
-        """(node ID, BLS key): a "NodeID-…" (no BLS key) or a name → both derived from the seed.
+        """(node ID, BLS key): a "NodeID-…" (no BLS key) or a name → the node ID derived from the
+        scenario's seed and the name.
 
-        The BLS key is the one the node derives for a validator it creates (warp.keystore), so the
-        validator signs Warp messages on a node run with the scenario's seed."""
+        The BLS key is the one the node derives for a validator it creates (warp.keystore): from the
+        seed of the node the scenario runs on when it runs in this process (a replay's node has the
+        scenario's seed; a pytest fixture's may not), so the validator signs Warp messages there."""
         from ..warp.keystore import derived_secret_key
 
         if ref.startswith("NodeID-"):
@@ -312,9 +314,10 @@ class XPClient:
                 return node_id_from_str(ref), None
             except (FormatError, ValueError) as exc:
                 raise StepError(f"invalid node ID {ref!r}: {exc}") from None
-        seed = self.r.scenario.seed
-        node_id = derive_key(seed, ref, "node")[:20]
-        return node_id, derived_secret_key(seed, node_id)
+        node_id = derive_key(self.r.scenario.seed, ref, "node")[:20]
+        node = getattr(self.r.transport, "node", None)
+        key_seed = node.config.seed if node is not None else self.r.scenario.seed
+        return node_id, derived_secret_key(key_seed, node_id)
 
     def add_validator(self, f: dict[str, Any]) -> str:
         acct = self.r.account(f["from"])
