@@ -13,10 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from eth_abi import decode as abi_decode
-from eth_abi import encode as abi_encode
-from eth_abi.exceptions import DecodingError, EncodingError
-
 from ..crypto.hashing import keccak256
 from .errors import ICMError
 
@@ -189,6 +185,11 @@ def input_from_abi(value: Sequence[Any]) -> TeleporterMessageInput:
 
 def abi_decode_checked(types: list[str], data: bytes, what: str) -> tuple:
     """eth-abi decode with every failure (short data, dirty padding, offsets out of range) as ICMError."""
+    # imported here: eth-abi takes ~30 ms to import and a node's start-up (the messenger's
+    # placement, the aggregator) needs none of it
+    from eth_abi import decode as abi_decode
+    from eth_abi.exceptions import DecodingError
+
     try:
         return abi_decode(types, data)
     except (DecodingError, OverflowError, ValueError) as exc:
@@ -196,6 +197,9 @@ def abi_decode_checked(types: list[str], data: bytes, what: str) -> tuple:
 
 
 def _encode(types: list[str], values: list[Any]) -> bytes:
+    from eth_abi import encode as abi_encode  # see abi_decode_checked
+    from eth_abi.exceptions import EncodingError
+
     try:
         return abi_encode(types, values)
     except EncodingError as exc:  # the dataclasses validate first, so this is a bug guard with a clear text
