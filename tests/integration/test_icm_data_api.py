@@ -12,85 +12,41 @@ receipt back (receiptDelivered)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import urllib.parse
 from pathlib import Path
 
 from eth_abi import encode as abi_encode
-from eth_account import Account
 from eth_utils import to_checksum_address
 
 from simnode import cli
 from simnode.config import NodeConfig
-from simnode.formats import encode_bytes, id_to_str, private_key_from_str
-from simnode.formats.ids import SUBNET_EVM_VM_ID
+from simnode.formats import id_to_str
 from simnode.icm import events as ev
 from simnode.icm.artifacts import load_artifact
 from simnode.icm.messages import MESSENGER_ADDRESS, TeleporterFeeInfo, TeleporterMessageInput, message_id, \
     send_cross_chain_message_calldata
 from simnode.icm.relayer_account import relayer_address
 from simnode.node import Node
-from simnode.vms.platform.builder import PBuilder
-from simnode.warp.keystore import derived_secret_key
 
 from .dataapi import api
+from .icm_l1 import EWOQ, GWEI, converted_l1, send, subnet_evm_genesis
 from .rpc import call
 
-P_KEY = private_key_from_str("PrivateKey-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN")
-EWOQ = Account.from_key("0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027")
 CONTRACTS = Path(__file__).resolve().parents[1] / "contracts"
 EVM_CHAIN_ID = 77778
-GWEI = 10**9
 FEE = 5 * 10**18
 MESSENGER = to_checksum_address("0x" + MESSENGER_ADDRESS.hex())
 SEED = 5
-FEE_CONFIG = {"gasLimit": 12_000_000, "targetBlockRate": 2, "minBaseFee": 25 * GWEI, "targetGas": 60_000_000,
-              "baseFeeChangeDenominator": 36, "minBlockGasCost": 0, "maxBlockGasCost": 1_000_000,
-              "blockGasCostStep": 200_000}
-
-
-def _genesis() -> bytes:
-    """A subnet-EVM genesis with Warp on and no messenger in its alloc (block 1 places it)."""
-    return json.dumps({
-        "config": {"chainId": EVM_CHAIN_ID, "homesteadBlock": 0, "eip150Block": 0, "eip155Block": 0,
-                   "eip158Block": 0, "byzantiumBlock": 0, "constantinopleBlock": 0, "petersburgBlock": 0,
-                   "istanbulBlock": 0, "muirGlacierBlock": 0, "subnetEVMTimestamp": 0, "feeConfig": FEE_CONFIG,
-                   "warpConfig": {"blockTimestamp": 0, "quorumNumerator": 67}},
-        "alloc": {EWOQ.address[2:].lower(): {"balance": hex(10**24)}}, "nonce": "0x0", "timestamp": "0x0",
-        "extraData": "0x", "gasLimit": hex(12_000_000), "difficulty": "0x0", "mixHash": "0x" + "00" * 32,
-        "coinbase": "0x" + "00" * 20, "number": "0x0", "gasUsed": "0x0", "parentHash": "0x" + "00" * 32,
-    }).encode()
-
-
-def _issue(h, stx) -> None:
-    call(h.url + "/ext/bc/P", "platform.issueTx", {"tx": encode_bytes(stx.tx_bytes, "hex")})
 
 
 def _l1(h) -> tuple[bytes, str]:
-    """A converted L1 whose validators' keys simnode holds: (its blockchain ID, its RPC URL)."""
-    p = h.node.chains[bytes(32)]
-    nodes = [hashlib.sha256(f"icm-api-node-{i}".encode()).digest()[:20] for i in range(3)]
-    keys = [derived_secret_key(h.node.config.seed, n) for n in nodes]
-    sub = h.call(h.call(PBuilder, p, [P_KEY]).create_subnet)
-    _issue(h, sub)
-    chain = h.call(h.call(PBuilder, p, [P_KEY]).create_chain, sub.tx_id, "icmapi", SUBNET_EVM_VM_ID, _genesis())
-    _issue(h, chain)
-    convert = h.call(h.call(PBuilder, p, [P_KEY]).convert_subnet, sub.tx_id, chain.tx_id, b"\x0f" * 20,
-                     [(n, 100, 5 * 10**9, k) for n, k in zip(nodes, keys, strict=True)])
-    _issue(h, convert)
-    return chain.tx_id, f"{h.url}/ext/bc/{id_to_str(chain.tx_id)}/rpc"
+    """A converted L1 with Warp on and no messenger in its genesis (block 1 places it)."""
+    return converted_l1(h, "icmapi", subnet_evm_genesis(EVM_CHAIN_ID, {}))
 
 
 def _send(rpc: str, to: str | None, data: bytes, gas: int = 3_000_000) -> dict:
-    tx = {"chainId": EVM_CHAIN_ID, "nonce": int(call(rpc, "eth_getTransactionCount", [EWOQ.address, "pending"]), 16),
-          "maxFeePerGas": 100 * GWEI, "maxPriorityFeePerGas": GWEI, "value": 0, "gas": gas, "data": "0x" + data.hex()}
-    if to is not None:
-        tx["to"] = to_checksum_address(to)
-    h = call(rpc, "eth_sendRawTransaction", ["0x" + EWOQ.sign_transaction(tx).raw_transaction.hex()])
-    receipt = call(rpc, "eth_getTransactionReceipt", [h])
-    assert receipt["status"] == "0x1", receipt
-    return receipt
+    return send(rpc, EVM_CHAIN_ID, to, data, gas)
 
 
 def _sent_ids(receipt: dict) -> list[bytes]:

@@ -17,14 +17,12 @@ import json
 import pytest
 from eth_abi import decode as abi_decode
 from eth_abi import encode as abi_encode
-from eth_account import Account
 from eth_utils import to_checksum_address
 
 from simnode.config import NodeConfig
 from simnode.crypto import bls
 from simnode.crypto.hashing import keccak256
-from simnode.formats import encode_bytes, id_to_str, private_key_from_str
-from simnode.formats.ids import SUBNET_EVM_VM_ID
+from simnode.formats import id_to_str
 from simnode.icm import events as ev
 from simnode.icm.artifacts import load_artifact, messenger_genesis_alloc
 from simnode.icm.messages import MESSENGER_ADDRESS, decode_receive_cross_chain_message_calldata
@@ -38,59 +36,21 @@ from simnode.warp.message import UnsignedMessage, parse_signed_message
 from simnode.warp.payload import AddressedCall
 
 from .dataapi import api, request
+from .icm_l1 import EWOQ, GWEI, P_KEY, converted_l1, issue, send, subnet_evm_genesis
 from .rpc import call
 
-P_KEY = private_key_from_str("PrivateKey-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN")
-EWOQ = Account.from_key("0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027")
-GWEI = 10**9
 WARP = "0x0200000000000000000000000000000000000005"
-FEE_CONFIG = {"gasLimit": 12_000_000, "targetBlockRate": 2, "minBaseFee": 25 * GWEI, "targetGas": 60_000_000,
-              "baseFeeChangeDenominator": 36, "minBlockGasCost": 0, "maxBlockGasCost": 1_000_000,
-              "blockGasCostStep": 200_000}
-
-
-def _genesis() -> bytes:
-    alloc = {EWOQ.address[2:].lower(): {"balance": hex(10**24)}}
-    alloc.update({k[2:]: v for k, v in messenger_genesis_alloc().items()})
-    return json.dumps({
-        "config": {"chainId": 77777, "homesteadBlock": 0, "eip150Block": 0, "eip155Block": 0, "eip158Block": 0,
-                   "byzantiumBlock": 0, "constantinopleBlock": 0, "petersburgBlock": 0, "istanbulBlock": 0,
-                   "muirGlacierBlock": 0, "subnetEVMTimestamp": 0, "feeConfig": FEE_CONFIG,
-                   "warpConfig": {"blockTimestamp": 0, "quorumNumerator": 67}},
-        "alloc": alloc, "nonce": "0x0", "timestamp": "0x0", "extraData": "0x", "gasLimit": hex(12_000_000),
-        "difficulty": "0x0", "mixHash": "0x" + "00" * 32, "coinbase": "0x" + "00" * 20, "number": "0x0",
-        "gasUsed": "0x0", "parentHash": "0x" + "00" * 32,
-    }).encode()
-
-
-def _issue(h, stx) -> None:
-    call(h.url + "/ext/bc/P", "platform.issueTx", {"tx": encode_bytes(stx.tx_bytes, "hex")})
+L1_EVM_ID = 77777
 
 
 def _l1(h) -> tuple[bytes, str]:
-    """A converted L1 running the subnet-EVM genesis above: (its blockchain ID, its RPC URL)."""
-    p = h.node.chains[bytes(32)]
-    nodes = [hashlib.sha256(f"relay-node-{i}".encode()).digest()[:20] for i in range(3)]
-    keys = [derived_secret_key(h.node.config.seed, n) for n in nodes]
-    sub = h.call(h.call(PBuilder, p, [P_KEY]).create_subnet)
-    _issue(h, sub)
-    chain = h.call(h.call(PBuilder, p, [P_KEY]).create_chain, sub.tx_id, "icml1", SUBNET_EVM_VM_ID, _genesis())
-    _issue(h, chain)
-    convert = h.call(h.call(PBuilder, p, [P_KEY]).convert_subnet, sub.tx_id, chain.tx_id, b"\x0f" * 20,
-                     [(n, 100, 5 * 10**9, k) for n, k in zip(nodes, keys, strict=True)])
-    _issue(h, convert)
-    return chain.tx_id, f"{h.url}/ext/bc/{id_to_str(chain.tx_id)}/rpc"
+    """A converted L1 with the messenger in its genesis alloc: (its blockchain ID, its RPC URL)."""
+    alloc = {k[2:]: v for k, v in messenger_genesis_alloc().items()}
+    return converted_l1(h, "icml1", subnet_evm_genesis(L1_EVM_ID, alloc))
 
 
 def _send(rpc: str, to: str | None, data: bytes, gas: int = 3_000_000) -> dict:
-    tx = {"chainId": 77777, "nonce": int(call(rpc, "eth_getTransactionCount", [EWOQ.address, "pending"]), 16),
-          "maxFeePerGas": 100 * GWEI, "maxPriorityFeePerGas": GWEI, "value": 0, "gas": gas, "data": "0x" + data.hex()}
-    if to is not None:
-        tx["to"] = to_checksum_address(to)
-    h = call(rpc, "eth_sendRawTransaction", ["0x" + EWOQ.sign_transaction(tx).raw_transaction.hex()])
-    receipt = call(rpc, "eth_getTransactionReceipt", [h])
-    assert receipt["status"] == "0x1", receipt
-    return receipt
+    return send(rpc, L1_EVM_ID, to, data, gas)
 
 
 def _view(rpc: str, to: str, signature: str, out: str) -> object:
@@ -151,7 +111,7 @@ def test_ping_pong_on_an_l1_through_the_relayer(node):
 
     # the same signed message delivered again (a replay): its predicate still verifies, the
     # messenger refuses it, the tx reverts and nothing changes
-    replay = {"chainId": 77777, "nonce": int(call(rpc, "eth_getTransactionCount", [EWOQ.address, "pending"]), 16),
+    replay = {"chainId": L1_EVM_ID, "nonce": int(call(rpc, "eth_getTransactionCount", [EWOQ.address, "pending"]), 16),
               "maxFeePerGas": 100 * GWEI, "maxPriorityFeePerGas": GWEI, "value": 0, "gas": int(tx["gas"], 16),
               "to": to_checksum_address("0x" + MESSENGER_ADDRESS.hex()), "data": tx["input"], "type": 2,
               "accessList": [{"address": WARP, "storageKeys": entry["storageKeys"]}]}
@@ -187,7 +147,7 @@ def test_l1_validator_registered_and_the_acknowledgement_delivered_to_the_l1(nod
     assert status == 201
     register = node.call(node.call(PBuilder, p, [P_KEY]).register_l1_validator, 10**9, new_key,
                          bytes.fromhex(json.loads(raw)["signedMessage"]))
-    _issue(node, register)
+    issue(node, register)
 
     status, _, raw = request(node.url, "GET", "/v1/signatureAggregator/fuji/aggregateSignatures/"
                              + id_to_str(register.tx_id))
@@ -195,7 +155,7 @@ def test_l1_validator_registered_and_the_acknowledgement_delivered_to_the_l1(nod
     ack = bytes.fromhex(json.loads(raw)["signedMessage"])
     call(rpc, "anvil_setCode", ["0x00000000000000000000000000000000000000a1", READER_CODE])
     keys = ["0x" + c.hex() for c in predicates.encode(ack)]
-    tx = {"chainId": 77777, "nonce": int(call(rpc, "eth_getTransactionCount", [EWOQ.address, "pending"]), 16),
+    tx = {"chainId": L1_EVM_ID, "nonce": int(call(rpc, "eth_getTransactionCount", [EWOQ.address, "pending"]), 16),
           "maxFeePerGas": 100 * GWEI, "maxPriorityFeePerGas": GWEI, "value": 0, "gas": 1_000_000, "type": 2,
           "to": to_checksum_address("0x00000000000000000000000000000000000000a1"), "data": "0x",
           "accessList": [{"address": WARP, "storageKeys": keys}]}
