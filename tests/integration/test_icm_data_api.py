@@ -128,11 +128,11 @@ def _exercise(node) -> list[str]:
     sent = _send(rpc, MESSENGER, send_cross_chain_message_calldata(ping_input))
     (ping_id,) = _sent_ids(sent)
     assert ping_id == message_id(chain_id, chain_id, 1)
-    ping_hex = "0x" + ping_id.hex()
+    ping_hex = ping_id.hex()  # message IDs: 64 hex digits without 0x, as the document shows them
     pending = api(base, f"/v1/icm/messages/{ping_hex}")
     assert pending == {
-        "messageId": ping_hex, "icmContractAddress": MESSENGER, "sourceBlockchainId": cid_hex,
-        "destinationBlockchainId": cid_hex, "sourceEvmChainId": str(EVM_CHAIN_ID),
+        "messageId": ping_hex, "icmContractAddress": MESSENGER, "sourceBlockchainId": cid_cb58,
+        "destinationBlockchainId": cid_cb58, "sourceEvmChainId": str(EVM_CHAIN_ID),
         "destinationEvmChainId": str(EVM_CHAIN_ID), "messageNonce": "1", "from": EWOQ.address, "to": ponger,
         "data": "0x" + ping_input.message.hex(), "messageExecuted": False, "receipts": [], "receiptDelivered": False,
         "rewardDetails": {"address": token, "name": "Relay Fee", "symbol": "RFEE", "decimals": 18,
@@ -154,7 +154,7 @@ def _exercise(node) -> list[str]:
     assert ping_id in received and len(received) == 2
     (pong_id,) = [i for i in received if i != ping_id]
     assert pong_id == message_id(chain_id, chain_id, 2)
-    pong_hex = "0x" + pong_id.hex()
+    pong_hex = pong_id.hex()
 
     def delivery(receipt: dict) -> dict:
         block = call(rpc, "eth_getBlockByNumber", [receipt["blockNumber"], False])
@@ -221,7 +221,7 @@ def test_icm_message_between_the_c_chain_and_an_l1():
         chain_id, rpc = _l1(node)
         c_rpc = base + "/ext/bc/C/rpc"
         c_id = node.node.chain_by_alias("C").chain_id
-        c_hex, l1_hex = "0x" + c_id.hex(), "0x" + chain_id.hex()
+        c_hex = "0x" + c_id.hex()  # the filters take 0x-hex as well as CB58
         creation = load_artifact("PingPongReceiver").creation_code + abi_encode(["address"], [MESSENGER_ADDRESS])
         ponger = to_checksum_address(_send(rpc, None, creation)["contractAddress"])
         ping_input = TeleporterMessageInput(
@@ -236,18 +236,18 @@ def test_icm_message_between_the_c_chain_and_an_l1():
         assert sent["status"] == "0x1"
         (ping_id,) = _sent_ids(sent)
         call(base + "/ext/simnode", "simnode.mine", {"blocks": 3})
-        ping_hex = "0x" + ping_id.hex()
+        ping_hex = ping_id.hex()
         ping = api(base, f"/v1/icm/messages/{ping_hex}")
         assert ping["status"] == "delivered" and ping["messageExecuted"] is True
-        assert (ping["sourceBlockchainId"], ping["destinationBlockchainId"]) == (c_hex, l1_hex)
+        assert (ping["sourceBlockchainId"], ping["destinationBlockchainId"]) == (id_to_str(c_id), id_to_str(chain_id))
         assert (ping["sourceEvmChainId"], ping["destinationEvmChainId"]) == ("43112", str(EVM_CHAIN_ID))
         assert ping["sourceTransaction"]["txHash"] == h and ping["receiptDelivered"] is True
         (pong_id,) = _sent_ids(_messenger_receipts(rpc, 0)[ping_id])
-        pong_hex = "0x" + pong_id.hex()
+        pong_hex = pong_id.hex()
         assert pong_id == message_id(chain_id, c_id, 1)
         pong = api(base, f"/v1/icm/messages/{pong_hex}")
         assert pong["status"] == "delivered" and pong["messageExecuted"] is False  # ewoq has no code
-        assert (pong["sourceBlockchainId"], pong["destinationBlockchainId"]) == (l1_hex, c_hex)
+        assert (pong["sourceBlockchainId"], pong["destinationBlockchainId"]) == (id_to_str(chain_id), id_to_str(c_id))
         assert (pong["sourceEvmChainId"], pong["destinationEvmChainId"]) == (str(EVM_CHAIN_ID), "43112")
         assert pong["destinationTransaction"]["txHash"] == _messenger_receipts(c_rpc, 0)[pong_id]["transactionHash"]
 
@@ -297,7 +297,7 @@ def test_icm_pingpong_scenario_in_the_data_api():
         legs = {(m["from"], m["to"], m["sourceEvmChainId"]): m for m in messages}
         ping, pong = legs[(pinger, ponger, "43112")], legs[(ponger, pinger, pong_l1)]
         assert (ping["destinationEvmChainId"], pong["destinationEvmChainId"]) == (pong_l1, "43112")
-        assert ping["sourceBlockchainId"] == pong["destinationBlockchainId"] == "0x" + c_id.hex()
+        assert ping["sourceBlockchainId"] == pong["destinationBlockchainId"] == id_to_str(c_id)
         assert ping["messageExecuted"] and pong["messageExecuted"] and ping["receiptDelivered"]
         manual = legs[(EWOQ.address, "0x0000000000000000000000000000000000000000", "43112")]
         assert manual["destinationTransaction"]["delivererAddress"] == EWOQ.address

@@ -221,9 +221,9 @@ def test_ping_pong_between_the_c_chain_and_an_l1(node):
     assert [dst for _, dst in legs] == [l1_id, c_id]
     for message_id, dst in legs:
         got = api(node.url, f"/v1/icm/messages/0x{message_id.hex()}")
-        assert got["status"] == "delivered" and got["destinationBlockchainId"] == "0x" + dst.hex()
+        assert got["status"] == "delivered" and got["destinationBlockchainId"] == id_to_str(dst)
     listed = api(node.url, "/v1/icm/messages?network=fuji")["messages"]
-    assert {m["messageId"] for m in listed} >= {"0x" + m.hex() for m, _ in legs}
+    assert {m["messageId"] for m in listed} >= {m.hex() for m, _ in legs}
 
 
 def test_a_reverted_message_is_not_relayed(node):

@@ -4,10 +4,10 @@ and an address's messages (as sender or receiver), newest first.
 
 A message is `pending` until its destination chain receives it, then `delivered` (with both
 transactions); one received here from a chain this node does not index is
-`delivered_source_not_indexed`. As on the hosted API, message and blockchain IDs are 0x-hex
-bytes32 (the form the messenger's events carry); the filters also take a blockchain ID in CB58,
-and `sourceBlockchainId`/`destinationBlockchainId` an EVM chain ID (as the spec says; one no chain
-of the node has matches nothing).
+`delivered_source_not_indexed`. In the forms the document's parameters show: a message ID is 64
+hex digits without 0x (`{messageId}` also takes them with 0x), a blockchain ID is CB58 (the
+filters also take 0x-hex bytes32, and `sourceBlockchainId`/`destinationBlockchainId` an EVM chain
+ID, as the spec says; one no chain of the node has matches nothing).
 `rewardDetails` is the message's relayer fee (fee token metadata from the EVM index; an unknown
 token or no fee has empty name and symbol and 0 decimals). `network` names the running network.
 """
@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from ...formats import FormatError
-from ...formats.ids import id_from_str
+from ...formats.ids import id_from_str, id_to_str
 from ...icm.messages import MESSENGER_ADDRESS
 from ...index.evm.query import EvmIndex
 from ...index.icm.query import IcmMessage, IcmTx, message, messages
@@ -29,6 +29,7 @@ from .evm_reads import index_off, optional_address, page_of
 from .resolve import evm_address, evm_chain_id_of, evm_chains
 
 _BYTES32 = re.compile(r"0[xX][0-9a-fA-F]{64}\Z")
+_MESSAGE_ID = re.compile(r"(0[xX])?[0-9a-fA-F]{64}\Z")
 
 
 def blockchain_id(name: str, value: str) -> bytes:
@@ -70,8 +71,8 @@ def _reward(ctx: RequestContext, m: IcmMessage) -> dict[str, Any]:
 
 def message_json(ctx: RequestContext, m: IcmMessage, evm_ids: dict[bytes, str]) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "messageId": hex0x(m.message_id), "icmContractAddress": checksum(MESSENGER_ADDRESS),
-        "sourceBlockchainId": hex0x(m.source), "destinationBlockchainId": hex0x(m.destination),
+        "messageId": m.message_id.hex(), "icmContractAddress": checksum(MESSENGER_ADDRESS),
+        "sourceBlockchainId": id_to_str(m.source), "destinationBlockchainId": id_to_str(m.destination),
         "sourceEvmChainId": evm_ids.get(m.source, ""), "destinationEvmChainId": evm_ids.get(m.destination, ""),
         "messageNonce": str(m.nonce), "from": checksum(m.sender), "to": checksum(m.receiver), "data": hex0x(m.data),
         "messageExecuted": m.delivered is not None and m.delivered.executed,
@@ -91,9 +92,9 @@ def message_json(ctx: RequestContext, m: IcmMessage, evm_ids: dict[bytes, str]) 
 
 def get_message(ctx: RequestContext) -> dict[str, Any]:
     value = ctx.params["messageId"]
-    if _BYTES32.match(value) is None:
-        raise bad_request("messageId must be an ICM message ID (0x and 64 hex digits)")
-    m = message(_store(ctx), bytes.fromhex(value[2:]))
+    if _MESSAGE_ID.match(value) is None:
+        raise bad_request("messageId must be an ICM message ID (64 hex digits)")
+    m = message(_store(ctx), bytes.fromhex(value[-64:]))
     if m is None:
         raise not_found(f"ICM message {value} not found")
     return message_json(ctx, m, _evm_ids(ctx))
