@@ -123,14 +123,11 @@ class Relayer:
         self.pending = waiting
 
     def _signing_subnet(self, p: Pending, destination: Any) -> bytes:
-        """The set the destination's predicate check uses (precompiles/warp.verify_predicate)."""
-        subnet = self.node.warp_validators.subnet_of_chain(p.source_chain_id)
-        if subnet == warp.PRIMARY_NETWORK_ID:
-            config = destination.warp_config(destination.head.header.timestamp)
-            require = config is not None and config.settings.require_primary_network_signers
-            if not require or p.source_chain_id == warp.PLATFORM_CHAIN_ID:
-                return destination.subnet_id
-        return subnet
+        """The set the destination's predicate check uses (precompiles/warp.verifying_subnet)."""
+        config = destination.warp_config(destination.head.header.timestamp)
+        return warp.verifying_subnet(config.settings if config is not None else None, p.source_chain_id,
+                                     self.node.warp_validators.subnet_of_chain(p.source_chain_id),
+                                     destination.subnet_id)
 
     def _deliver(self, destination: Any, p: Pending) -> bool:
         from .vms.evm.chain import ChainError

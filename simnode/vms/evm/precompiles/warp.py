@@ -172,6 +172,17 @@ def prepare_tx(state: Any, tx: Any) -> Any:
     return _PredicateTx(tx, intrinsic)
 
 
+def verifying_subnet(settings: Settings | None, source: bytes, source_subnet: bytes, own_subnet: bytes) -> bytes:
+    """The subnet whose validators a chain of `own_subnet` (Warp `settings`, None: not active)
+    verifies a message from chain `source` of `source_subnet` with: a Primary Network message is
+    verified by the receiving chain's own validators, unless it sets requirePrimaryNetworkSigners
+    (a P-Chain message always is), as subnet-evm's predicate check does."""
+    if source_subnet == PRIMARY_NETWORK_ID and (
+            settings is None or not settings.require_primary_network_signers or source == PLATFORM_CHAIN_ID):
+        return own_subnet
+    return source_subnet
+
+
 def verify_predicate(settings: Settings, chunks: tuple[bytes, ...], identity: Identity,
                      validators: ValidatorView) -> str | None:
     """VerifyPredicate: None when the signed message holds, else why not (subnet-evm's text)."""
@@ -180,11 +191,10 @@ def verify_predicate(settings: Settings, chunks: tuple[bytes, ...], identity: Id
     except PrecompileError as e:
         return str(e)
     source = message.unsigned.source_chain_id
-    subnet = validators.subnet_of_chain(source)
-    if subnet is None:
+    source_subnet = validators.subnet_of_chain(source)
+    if source_subnet is None:
         return f"cannot retrieve validator set: unknown chain {source.hex()}"
-    if subnet == PRIMARY_NETWORK_ID and (not settings.require_primary_network_signers or source == PLATFORM_CHAIN_ID):
-        subnet = identity.subnet_id
+    subnet = verifying_subnet(settings, source, source_subnet, identity.subnet_id)
     try:
         warp_set = validators.warp_set(subnet, validators.height())
         signatures.verify(message, identity.network_id, warp_set, settings.quorum, QUORUM_DENOMINATOR)
