@@ -211,6 +211,16 @@ def requests(node: Node, deep: dict) -> tuple[DataAPI, dict[str, str]]:
     }
 
 
+def time_calls(fns: dict, n: int, samples_of: dict[str, list[float]]) -> None:
+    """Each in-process query once to warm it, then `n` timed calls into samples_of[name]."""
+    for name, fn in fns.items():
+        fn()
+        for _ in range(n):
+            t = time.perf_counter()
+            fn()
+            samples_of[name].append(time.perf_counter() - t)
+
+
 async def handle(api: DataAPI, path: str) -> float:
     """Seconds DataAPI.handle takes for GET `path`, from the request object to the response with
     its JSON body (asserted to be a full 200 page)."""
@@ -279,12 +289,7 @@ def bench_queries(targets: list[int], samples: int, rounds: int = 10) -> list[di
         async def run_rounds() -> None:
             for _ in range(rounds):
                 for fns, (api, paths), samples_of in zip(timed, served, times):
-                    for name, fn in fns.items():
-                        fn()  # warm
-                        for _ in range(max(1, samples // rounds)):
-                            t = time.perf_counter()
-                            fn()
-                            samples_of[name].append(time.perf_counter() - t)
+                    time_calls(fns, max(1, samples // rounds), samples_of)
                     for name, path in paths.items():
                         await handle(api, path)  # warm
                         for _ in range(max(1, samples // rounds)):
@@ -508,12 +513,7 @@ def bench_primary(targets: list[int], samples: int, rounds: int = 10) -> list[di
         async def run_rounds() -> None:
             for _ in range(rounds):
                 for (fns, api, paths), samples_of in zip(timed, times):
-                    for name, fn in fns.items():
-                        fn()
-                        for _ in range(max(1, samples // rounds)):
-                            t = time.perf_counter()
-                            fn()
-                            samples_of[name].append(time.perf_counter() - t)
+                    time_calls(fns, max(1, samples // rounds), samples_of)
                     for name, (path, key) in paths.items():
                         await handle_list(api, path, key)
                         for _ in range(max(1, samples // rounds)):
