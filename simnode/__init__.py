@@ -2,7 +2,12 @@
 
 import os
 
-from .vms.evm import deferred_precompiles
+from . import dataclass_code
+
+# before any of simnode's dataclasses is defined (see dataclass_code)
+dataclass_code.install()
+
+from .vms.evm import deferred_precompiles  # noqa: E402
 
 # py-evm hashes through eth_hash, which picks pycryptodome (about 5x slower) unless told to use
 # safe-pysha3; the choice is made at eth_hash's first import, so it is set here, first.
