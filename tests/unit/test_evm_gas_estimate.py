@@ -144,3 +144,24 @@ def test_token_deploy_and_calls(chain):
         bytes.fromhex("70a08231") + encode(["address"], [EWOQ_ADDR]),  # balanceOf (a view)
     ):
         assert estimate(chain, call(token, data), True) == estimate(chain, call(token, data), False)
+
+
+GAS_LIMIT_READER = bytes.fromhex("c2" * 20)  # returns GASLIMIT
+
+
+def test_calls_sharing_a_state_see_their_own_block_gas_limit(chain: EVMChain) -> None:
+    """A call with more gas than the block's limit runs under its own gas as the block's limit
+    (as geth's DoCall), others under the block's; they and the estimator share one state."""
+    chain.edit_state(lambda st: st.set_code(GAS_LIMIT_READER, bytes.fromhex("4560005260206000f3")))
+    ex = Executor(chain)
+    limit = chain.head.header.gas_limit
+
+    def gas_limit_seen(gas: int | None) -> int:
+        return int.from_bytes(ex.call(call(GAS_LIMIT_READER, gas=gas), None), "big")
+
+    assert gas_limit_seen(limit + 1000) == limit + 1000
+    assert gas_limit_seen(30_000) == limit
+    assert ex.estimate(call(GAS_LIMIT_READER), None) < 30_000
+    assert gas_limit_seen(limit + 7) == limit + 7
+    assert gas_limit_seen(None) == max(limit, execution.RPC_GAS_CAP)
+    assert len(ex._shared) == 1

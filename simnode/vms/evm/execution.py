@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import rlp
 from eth.exceptions import InvalidInstruction, OutOfGas, Revert
+from eth.vm.execution_context import ExecutionContext
 from eth.vm.spoof import SpoofTransaction
 from trie import HexaryTrie
 
@@ -51,6 +52,14 @@ class CallArgs:
     data: bytes
     nonce: int | None
     access_list: list | None
+
+
+def with_gas_limit(ctx: ExecutionContext, gas_limit: int) -> ExecutionContext:
+    """`ctx` with another block gas limit (the same block otherwise, its hashes included)."""
+    return ExecutionContext(coinbase=ctx.coinbase, timestamp=ctx.timestamp, block_number=ctx.block_number,
+                            difficulty=ctx.difficulty, mix_hash=ctx.mix_hash, gas_limit=gas_limit,
+                            prev_hashes=ctx.prev_hashes, chain_id=ctx.chain_id,
+                            base_fee_per_gas=ctx.base_fee_per_gas, excess_blob_gas=ctx.excess_blob_gas)
 
 
 def revert_message(data: bytes) -> str:
@@ -110,13 +119,16 @@ class Executor:
 
     def shared_state(self, block: BlockInfo | None, free: bool, gas: int) -> Any:
         """build_state's state (with the estimator's gas profiling hooks, idle unless a profile
-        is being recorded), kept for later calls with the same block context (block, state
-        root, base fee, gas limit): a test's eth_call and eth_estimateGas before its next tx
-        share one. Every run on it is reverted, as a block reverts a failed tx on its one
-        state, so its account, code and storage reads stay warm from call to call. Renewed
-        after SHARED_STATE_RUNS runs (a run's writes leave py-evm's per-account bookkeeping
-        behind, reverted but listed)."""
+        is being recorded), kept for later calls with the same block, state root and base fee:
+        a test's eth_call and eth_estimateGas before its next tx share one. Every run on it is
+        reverted, as a block reverts a failed tx on its one state, so its account, code and
+        storage reads stay warm from call to call. The gas limit is the one field of the block
+        context that differs between them (eth_call's cap is above a block's limit), so the
+        state gets an execution context with the asked limit instead of a state of its own.
+        Renewed after SHARED_STATE_RUNS runs (a run's writes leave py-evm's per-account
+        bookkeeping behind, reverted but listed)."""
         base, changes = self._context_of(block, free, gas)
+        gas_limit = changes.pop("gas_limit", base.header.gas_limit)
         key = (base.hash, tuple(changes.items()))
         shared = self._shared.get(key)
         if shared is None or shared[1] >= SHARED_STATE_RUNS:
@@ -125,7 +137,10 @@ class Executor:
                 self._shared.popitem(last=False)
         shared[1] += 1
         self._shared.move_to_end(key)
-        return shared[0]
+        state = shared[0]
+        if state.execution_context.gas_limit != gas_limit:
+            state.execution_context = with_gas_limit(state.execution_context, gas_limit)
+        return state
 
     def build_state(self, block: BlockInfo | None, free: bool, gas: int, overrides: dict | None = None,
                     vm_class: Any = None, profiling: bool = False) -> Any:
