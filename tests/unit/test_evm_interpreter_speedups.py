@@ -158,6 +158,45 @@ CASES = {
 }
 
 
+EDGES = (0, 1, 2, 31, 32, 255, 256, 257, (1 << 255) - 1, 1 << 255, (1 << 256) - 1)
+BINARY = ("01", "02", "03", "10", "11", "12", "13", "14", "16", "17", "18", "1a", "1b", "1c")
+
+
+def results_in_memory(ops: list[tuple]) -> bytes:
+    """Each op's operands pushed, the op, its result MSTOREd to the next word; then RETURN all."""
+    code = b""
+    for i, (op, *operands) in enumerate(ops):
+        code += asm(*reversed(operands), op, i * 32, "52")
+    return code + asm(len(ops) * 32, 0, "f3")
+
+
+CASES.update({
+    f"binary {op} on edge values": results_in_memory([(op, a, b) for a in EDGES for b in EDGES]) for op in BINARY})
+CASES.update({
+    "unary ops on edge values": results_in_memory([(op, a) for op in ("15", "19") for a in EDGES]),
+    "binary ops on short push data": asm("61ffff", "6101", "03", "60ff", "7f" + "ff" * 32, "1a", "01", 0, "52",
+                                         32, 0, "f3"),
+    "context ops": asm("33", "34", "36", "30", "01", "01", "01", 0, "52", "33", 32, "52", 64, 0, "f3"),
+    "mstore and mload within paid memory": asm(0, 0x100, "52", "61abcd", 0x20, "52", 0x7f, 0x41, "52", 0x21, "51",
+                                               0x40, "51", "01", 0x60, "52", 0x120, 0, "f3"),
+    "mload past the end expands": asm(0x40, "51", 0xFFFF, "51", "01", 0, "52", 32, 0, "f3"),
+    "mload at 2**255 runs out of gas": asm(1 << 255, "51"),
+    "stack underflow binary": asm(1, "03"),
+    "stack underflow unary": asm("15"),
+    "stack underflow mstore": asm(0, "52"),
+    "stack underflow mstore within paid memory": asm(0, 0x40, "52", 0, "52"),
+    "stack underflow mload": asm("51"),
+    "stack underflow calldataload": asm("35"),
+    "stack overflow caller": asm("5f" * 1024, "33"),
+})
+
+
+@pytest.mark.parametrize("data", [b"", bytes(range(1, 40)), b"\x00" * 31 + b"\x07"])
+def test_calldataload_matches_py_evm(data: bytes) -> None:
+    offsets = (0, 1, 7, 31, 32, 39, 40, 1 << 64, 1 << 255, (1 << 256) - 1)
+    both(run_code, results_in_memory([("35", o) for o in offsets]), GAS, data)
+
+
 @pytest.mark.filterwarnings("ignore:SELFDESTRUCT opcode:DeprecationWarning")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_code_cases_match_py_evm(name: str) -> None:
@@ -176,7 +215,9 @@ def test_debug_traces_unaffected() -> None:
 OPS = [bytes([b]) for b in range(256)]
 # weighted towards what exercises the patched paths: pushes, jumps, stack and memory ops
 FAVOURED = st.sampled_from([b"\x5b", b"\x56", b"\x57", b"\x50", b"\x80", b"\x81", b"\x90", b"\x91", b"\x5f", b"\x01",
-                            b"\x03", b"\x15", b"\x52", b"\x51", b"\x53", b"\x54", b"\x55", b"\x5a", b"\x58", b"\xf3",
+                            b"\x03", b"\x15", b"\x52", b"\x51", b"\x10", b"\x14", b"\x16", b"\x1b", b"\x1c",
+                            b"\x19", b"\x1a", b"\x12", b"\x33", b"\x34", b"\x35", b"\x36", b"\x53", b"\x54",
+                            b"\x55", b"\x5a", b"\x58", b"\xf3",
                             b"\xfd", b"\x00", b"\x60\x00", b"\x60\x05", b"\x60\x5b", b"\x61\x00\x08", b"\x7f",
                             b"\x60", b"\x61"])
 CODE = st.lists(st.one_of(FAVOURED, st.sampled_from(OPS)), max_size=48).map(b"".join)

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from eth.constants import UINT_256_MAX
+from eth.constants import UINT_255_MAX, UINT_256_MAX
 from eth.exceptions import FullStack, Halt, InsufficientStack, InvalidInstruction, InvalidJumpDestination, OutOfGas
 from eth.validation import validate_stack_int
 from eth.vm.code_stream import CodeStream
 from eth.vm.computation import NO_RESULT, BaseComputation
 from eth.vm.gas_meter import GasMeter
-from eth.vm.logic import duplication, flow, swap
+from eth.vm.logic import arithmetic, comparison, context, duplication, flow, swap
+from eth.vm.logic import memory as memory_logic
 from eth.vm.logic import stack as stack_logic
 from eth.vm.logic.invalid import InvalidOpcode
 from eth.vm.memory import Memory
@@ -66,17 +67,58 @@ def is_valid_opcode(self: CodeStream, position: int) -> bool:
 # ------------------------------------------------------------------ the opcode loop
 
 # Entry kinds of a compiled opcode table.
-_CALL, _STATIC, _PUSH, _DUP, _SWAP, _POP, _JUMPDEST, _JUMP, _JUMPI = range(9)
+(_CALL, _STATIC, _PUSH, _DUP, _SWAP, _POP, _JUMPDEST, _JUMP, _JUMPI, _BINARY, _UNARY, _CONTEXT, _MSTORE, _MLOAD,
+ _CALLDATALOAD) = range(15)
 
-_SPECIAL: dict[Any, tuple[int, int]] = {flow.jumpdest: (_JUMPDEST, 0), flow.jump: (_JUMP, 0),
-                                        flow.jumpi: (_JUMPI, 0), stack_logic.pop: (_POP, 0)}
+
+def _signed(value: int) -> int:
+    return value - (1 << 256) if value > UINT_255_MAX else value
+
+
+# py-evm's pure stack ops as (top, next) -> result: the same results as its logic functions, whose
+# operands are the first and second items popped
+_BINARY_OPS: dict[Any, Any] = {
+    arithmetic.add: lambda a, b: (a + b) & UINT_256_MAX,
+    arithmetic.sub: lambda a, b: (a - b) & UINT_256_MAX,
+    arithmetic.mul: lambda a, b: (a * b) & UINT_256_MAX,
+    arithmetic.shl: lambda shift, value: 0 if shift >= 256 else (value << shift) & UINT_256_MAX,
+    arithmetic.shr: lambda shift, value: 0 if shift >= 256 else value >> shift,
+    comparison.lt: lambda a, b: 1 if a < b else 0,
+    comparison.gt: lambda a, b: 1 if a > b else 0,
+    comparison.slt: lambda a, b: 1 if _signed(a) < _signed(b) else 0,
+    comparison.sgt: lambda a, b: 1 if _signed(a) > _signed(b) else 0,
+    comparison.eq: lambda a, b: 1 if a == b else 0,
+    comparison.and_op: lambda a, b: a & b,
+    comparison.or_op: lambda a, b: a | b,
+    comparison.xor: lambda a, b: a ^ b,
+    comparison.byte_op: lambda position, value: 0 if position >= 32 else (value >> (8 * (31 - position))) & 0xFF,
+}
+_UNARY_OPS: dict[Any, Any] = {
+    comparison.iszero: lambda value: 1 if value == 0 else 0,
+    comparison.not_op: lambda value: UINT_256_MAX - value,
+}
+# what a message-context op pushes (py-evm pushes the same int or bytes)
+_CONTEXT_OPS: dict[Any, Any] = {
+    context.caller: lambda computation: computation.msg.sender,
+    context.callvalue: lambda computation: computation.msg.value,
+    context.calldatasize: lambda computation: len(computation.msg.data),
+    context.address: lambda computation: computation.msg.storage_address,
+}
+
+_SPECIAL: dict[Any, tuple[int, Any]] = {flow.jumpdest: (_JUMPDEST, 0), flow.jump: (_JUMP, 0),
+                                        flow.jumpi: (_JUMPI, 0), stack_logic.pop: (_POP, 0),
+                                        memory_logic.mstore: (_MSTORE, 0), memory_logic.mload: (_MLOAD, 0),
+                                        context.calldataload: (_CALLDATALOAD, 0)}
 for _n in range(33):
     _SPECIAL[getattr(stack_logic, f"push{_n}")] = (_PUSH, _n)
 for _n in range(1, 17):
     _SPECIAL[getattr(duplication, f"dup{_n}")] = (_DUP, _n)
     _SPECIAL[getattr(swap, f"swap{_n}")] = (_SWAP, _n)
+_SPECIAL.update({fn: (_BINARY, op) for fn, op in _BINARY_OPS.items()})
+_SPECIAL.update({fn: (_UNARY, op) for fn, op in _UNARY_OPS.items()})
+_SPECIAL.update({fn: (_CONTEXT, op) for fn, op in _CONTEXT_OPS.items()})
 
-_Entry = tuple[int, int, Any, str, int]
+_Entry = tuple[int, int, Any, str, Any]
 _TABLES: dict[int, tuple[dict, list[_Entry]]] = {}
 
 
@@ -127,6 +169,9 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
     values = computation._stack.values
     append, pop = values.append, values.pop
     mask = None
+    memory = computation._memory
+    plain_memory = type(memory) is Memory  # else MSTORE/MLOAD go through py-evm's functions
+    data = computation.msg.data_as_bytes
     try:
         while True:
             pc = code.program_counter
@@ -153,6 +198,14 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                     append(value)
                 elif kind == _STATIC:
                     fn(computation)
+                elif kind == _BINARY:
+                    if len(values) < 2:
+                        fn(computation)  # raises py-evm's InsufficientStack
+                    else:
+                        a = pop()
+                        b = pop()
+                        append(arg(a if type(a) is int else int.from_bytes(a, "big"),
+                                   b if type(b) is int else int.from_bytes(b, "big")))
                 elif kind == _DUP:
                     if len(values) > 1023:
                         raise FullStack("Stack limit reached")
@@ -173,6 +226,40 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                         pop()
                     except IndexError:
                         raise InsufficientStack("Wanted 1 stack item, had none")
+                elif kind == _UNARY:
+                    if not values:
+                        fn(computation)
+                    else:
+                        a = values[-1]
+                        values[-1] = arg(a if type(a) is int else int.from_bytes(a, "big"))
+                elif kind == _MSTORE or kind == _MLOAD:
+                    # on the common path the memory is already paid for (no expansion, no gas)
+                    start = values[-1] if values else None
+                    if type(start) is bytes:
+                        start = int.from_bytes(start, "big")
+                    if (start is None or not plain_memory or start + 32 > len(memory._bytes)
+                            or (kind == _MSTORE and len(values) < 2)):
+                        fn(computation)
+                    elif kind == _MSTORE:
+                        pop()
+                        v = pop()
+                        memory._bytes[start:start + 32] = (v.to_bytes(32, "big") if type(v) is int
+                                                           else v.rjust(32, b"\x00")[-32:])
+                    else:
+                        values[-1] = bytes(memory._bytes[start:start + 32])
+                elif kind == _CALLDATALOAD:
+                    if not values:
+                        fn(computation)
+                    else:
+                        start = values[-1]
+                        if type(start) is not int:
+                            start = int.from_bytes(start, "big")
+                        values[-1] = data[start:start + 32].ljust(32, b"\x00").lstrip(b"\x00")
+                elif kind == _CONTEXT:
+                    if len(values) > 1023:
+                        fn(computation)  # raises py-evm's FullStack
+                    else:
+                        append(arg(computation))
                 else:
                     if kind == _JUMP:
                         try:
