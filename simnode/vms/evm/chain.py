@@ -636,13 +636,15 @@ class EVMChain:
         """The coinbase of `parent`'s child (an L1's reward manager can choose it)."""
         return BLACKHOLE
 
-    def vm_at(self, header: Any, warp_failed: dict[bytes, int] | None = None) -> Any:
+    def vm_at(self, header: Any, warp_failed: dict[bytes, int] | None = None, vm_class: Any = None) -> Any:
         """A py-evm VM for `header`, with the precompiles active at its timestamp (`warp_failed`:
-        the block's failed Warp predicates by tx hash)."""
+        the block's failed Warp predicates by tx hash; `vm_class`: that VM class made to trace or
+        profile, instead of it)."""
         evm = self.evm
-        vm = self.precompiles.vm_class_at(header.timestamp)(
-            header=header, chaindb=evm.chaindb, chain_context=ChainContext(self.evm_chain_id),
-            consensus_context=evm.consensus_context)
+        if vm_class is None:
+            vm_class = self.precompiles.vm_class_at(header.timestamp)
+        vm = vm_class(header=header, chaindb=evm.chaindb, chain_context=ChainContext(self.evm_chain_id),
+                      consensus_context=evm.consensus_context)
         vm.state.warp_identity = self.warp_identity
         vm.state.warp_failed = {} if warp_failed is None else warp_failed
         return vm

@@ -146,18 +146,9 @@ class Executor:
                     vm_class: Any = None, profiling: bool = False) -> Any:
         base, changes = self._context_of(block, free, gas)
         hdr = evm_header(base.header, **changes)
-        if vm_class is None:
-            vm = self.chain.vm_at(hdr)
-        else:
-            from eth.vm.chain_context import ChainContext
-            evm = self.chain.evm
-            vm = vm_class(header=hdr, chaindb=evm.chaindb, chain_context=ChainContext(self.chain.evm_chain_id),
-                          consensus_context=evm.consensus_context)
         if profiling:  # the same VM, its computation recording gas profiles (gasprofile.py)
-            vm = profiling_vm(type(vm))(header=hdr, chaindb=vm.chaindb, chain_context=vm.chain_context,
-                                        consensus_context=vm.consensus_context)
-        state = vm.state
-        state.warp_identity = self.chain.warp_identity
+            vm_class = profiling_vm(vm_class or self.chain.precompiles.vm_class_at(hdr.timestamp))
+        state = self.chain.vm_at(hdr, vm_class=vm_class).state
         if overrides:
             apply_overrides(state, overrides)
         return state
