@@ -29,7 +29,7 @@ from simnode.icm.messages import MESSENGER_ADDRESS, TeleporterFeeInfo, Teleporte
 from simnode.icm.relayer_account import relayer_address
 from simnode.node import Node
 
-from .dataapi import api
+from .dataapi import api, request
 from .icm_l1 import EWOQ, GWEI, converted_l1, send, subnet_evm_genesis
 from .rpc import call
 
@@ -190,6 +190,8 @@ def _exercise(node) -> list[str]:
     assert _walk(base, f"/v1/icm/addresses/{EWOQ.address.lower()}/messages", {}) == both
     assert _walk(base, f"/v1/icm/addresses/{token}/messages", {}) == []
 
+    _check_deprecated_teleporter_routes(base, [ping_hex, pong_hex], ponger)
+
     # metrics: two messages sent from the L1 to itself, in today's bucket and every window
     series = api(base, f"/v2/icm/timeseries?srcBlockchainId={cid_cb58}&groupBy=srcBlockchainId,destBlockchainId")
     assert [(p["value"], p["srcBlockchainId"], p["destBlockchainId"]) for p in series["results"]] == [
@@ -211,6 +213,44 @@ def _exercise(node) -> list[str]:
     return [f"/v1/icm/messages/{ping_hex}", f"/v1/icm/messages/{pong_hex}", "/v1/icm/messages",
             f"/v1/icm/messages?blockchainId={cid_cb58}&pageSize=1", f"/v1/icm/addresses/{ponger}/messages",
             "/v2/icm/timeseries?groupBy=srcBlockchainId", "/v2/icm/timeseries?timeInterval=hour"]
+
+
+# the fields of PendingTeleporterMessage and DeliveredTeleporterMessage in the deprecated routes'
+# document (reference/data-api-deprecated-routes.md), `data` being optional
+TELEPORTER_MESSAGE = {"messageId", "teleporterContractAddress", "sourceBlockchainId", "destinationBlockchainId",
+                      "sourceEvmChainId", "destinationEvmChainId", "messageNonce", "from", "to", "data",
+                      "messageExecuted", "receipts", "receiptDelivered", "rewardDetails", "sourceTransaction",
+                      "status"}
+
+
+def _deprecated(base: str, path: str, status: int = 200) -> dict:
+    got, headers, raw = request(base, "GET", path)
+    assert got == status and headers["Content-Type"].startswith("application/json"), (path, got, raw[:300])
+    return json.loads(raw)
+
+
+def _check_deprecated_teleporter_routes(base: str, ids: list[str], address: str) -> None:
+    """/v1/teleporter/*: the ICM answers under the old names, the contract as teleporterContractAddress."""
+    def teleporter_form(m: dict) -> dict:
+        m = dict(m)
+        m["teleporterContractAddress"] = m.pop("icmContractAddress")
+        return m
+
+    for hex_id in ids:
+        old = _deprecated(base, f"/v1/teleporter/messages/{hex_id}")
+        assert old == teleporter_form(api(base, f"/v1/icm/messages/{hex_id}"))
+        assert set(old) - {"destinationTransaction"} == TELEPORTER_MESSAGE
+        assert ("destinationTransaction" in old) == (old["status"] == "delivered")
+    for path in ("/messages?pageSize=1", f"/addresses/{address}/messages"):
+        new, old = api(base, "/v1/icm" + path), _deprecated(base, "/v1/teleporter" + path)
+        assert old["messages"] == [teleporter_form(m) for m in new["messages"]]
+        assert ("nextPageToken" in old) == ("nextPageToken" in new)  # a token belongs to its route
+    token = _deprecated(base, "/v1/teleporter/messages?pageSize=1")["nextPageToken"]
+    assert [m["messageId"] for m in _deprecated(base, f"/v1/teleporter/messages?pageSize=1&pageToken={token}")[
+        "messages"]] == ids[:1]
+    assert _deprecated(base, "/v1/teleporter/messages/0x1234", status=400)["statusCode"] == 400
+    assert _deprecated(base, "/v1/teleporter/messages/" + "00" * 32, status=404)["statusCode"] == 404
+    assert _deprecated(base, "/v1/teleporter/messages?pageSize=101", status=400)["statusCode"] == 400
 
 
 def test_icm_message_between_the_c_chain_and_an_l1():

@@ -10,6 +10,12 @@ filters also take 0x-hex bytes32, and `sourceBlockchainId`/`destinationBlockchai
 ID, as the spec says; one no chain of the node has matches nothing).
 `rewardDetails` is the message's relayer fee (fee token metadata from the EVM index; an unknown
 token or no fee has empty name and symbol and 0 decimals). `network` names the running network.
+
+The deprecated `/v1/teleporter/*` routes, which chainkit 0.3.13 and glacier-sdk 3.0.2 still call
+(the current document no longer lists them; reference/data-api-deprecated-routes.md), are these
+routes under their old names: the same parameters and messages, the contract address named
+`teleporterContractAddress`. Their list's union keeps the ICM form for a message whose source is
+not indexed (DeliveredSourceNotIndexedIcmMessage), as their document has it.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from .errors import bad_request, not_found
 from .evm_json import ZERO_ADDRESS, checksum, hex0x
 from .evm_reads import index_off, optional_address, page_of
 from .resolve import evm_address, evm_chain_id_of, evm_chains
+from .spec import DATA, Operation, document, make_operation
 
 _BYTES32 = re.compile(r"0[xX][0-9a-fA-F]{64}\Z")
 _MESSAGE_ID = re.compile(r"(0[xX])?[0-9a-fA-F]{64}\Z")
@@ -132,3 +139,40 @@ def list_address_messages(ctx: RequestContext) -> dict[str, Any]:
     page = page_of(ctx, lambda cursor: messages(store, ctx.params["pageSize"], cursor, address=address))
     evm_ids = _evm_ids(ctx)
     return ctx.paged({"messages": [message_json(ctx, m, evm_ids) for m in page.items]}, page.next)
+
+
+# deprecated route -> (the ICM route whose parameters it has, its operationId)
+DEPRECATED_ROUTES = {
+    "/v1/teleporter/messages/{messageId}": ("/v1/icm/messages/{messageId}", "getTeleporterMessage"),
+    "/v1/teleporter/messages": ("/v1/icm/messages", "listTeleporterMessages"),
+    "/v1/teleporter/addresses/{address}/messages": ("/v1/icm/addresses/{address}/messages",
+                                                    "listTeleporterMessagesByAddress"),
+}
+
+
+def deprecated_operations() -> list[Operation]:
+    doc = document(DATA)
+    return [make_operation(DATA, "get", route, {**doc["paths"][icm_route]["get"], "operationId": operation_id,
+                                                "deprecated": True}, doc)
+            for route, (icm_route, operation_id) in DEPRECATED_ROUTES.items()]
+
+
+def teleporter_form(m: dict[str, Any]) -> dict[str, Any]:
+    return {("teleporterContractAddress" if key == "icmContractAddress" else key): value for key, value in m.items()}
+
+
+def _teleporter_list(answer: dict[str, Any]) -> dict[str, Any]:
+    return {**answer, "messages": [m if m["status"] == "delivered_source_not_indexed" else teleporter_form(m)
+                                   for m in answer["messages"]]}
+
+
+def get_teleporter_message(ctx: RequestContext) -> dict[str, Any]:
+    return teleporter_form(get_message(ctx))
+
+
+def list_teleporter_messages(ctx: RequestContext) -> dict[str, Any]:
+    return _teleporter_list(list_messages(ctx))
+
+
+def list_teleporter_address_messages(ctx: RequestContext) -> dict[str, Any]:
+    return _teleporter_list(list_address_messages(ctx))

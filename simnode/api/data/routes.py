@@ -80,6 +80,9 @@ HANDLERS: dict[tuple[str, str], Handler] = {
     ("GET", "/v1/icm/messages/{messageId}"): icm.get_message,
     ("GET", "/v1/icm/messages"): icm.list_messages,
     ("GET", "/v1/icm/addresses/{address}/messages"): icm.list_address_messages,
+    ("GET", "/v1/teleporter/messages/{messageId}"): icm.get_teleporter_message,
+    ("GET", "/v1/teleporter/messages"): icm.list_teleporter_messages,
+    ("GET", "/v1/teleporter/addresses/{address}/messages"): icm.list_teleporter_address_messages,
 }
 
 # Routes of the documents this node does not serve, and why: a 404 saying so.
@@ -93,8 +96,9 @@ NOT_SERVED: dict[tuple[str, str], str] = {
 
 
 def extra_operations() -> list[Operation]:
-    """Routes served beyond the two documents (the legacy /v1/avg_tps/{chainId})."""
-    return evm_metrics.legacy_operations()
+    """Routes served beyond the two documents: the legacy /v1/avg_tps/{chainId} and the deprecated
+    /v1/teleporter/* routes."""
+    return evm_metrics.legacy_operations() + icm.deprecated_operations()
 
 # The hosted service's routes that belong to an account (its API keys, webhooks, usage and export
 # jobs), including the deprecated ones the SDKs still call: they have no meaning on a local node.
