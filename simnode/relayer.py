@@ -9,8 +9,15 @@ it sets requirePrimaryNetworkSigners), then sent to the destination as an ordina
 EIP-1559 tx from the relayer account: `receiveCrossChainMessage(0, relayer)` with the signed
 message as predicate 0 in the access list and the gas icm-services' estimate gives (icm/gas.py).
 A message to the same chain works the same way. A message whose destination chain is not running
-here stays pending (in memory) until it runs; one the validators will not sign, or the
-destination refuses, is logged and stays pending too.
+here stays pending until it runs; one the validators will not sign, or the destination refuses,
+is logged and stays pending too. A message the destination's messenger has received already
+(relayed by hand meanwhile) is not sent again: `messageReceived(messageID)` is asked first, as
+icm-services' relayer checks before it delivers.
+
+Pending messages outlive a restart as icm-services' relayer's do (it re-reads the blocks after
+its stored height): when the relayer attaches to a chain, the messenger's messages among the
+chain's accepted Warp messages (its `wm/` rows) are pending again, in nonce order, and those
+already received are dropped at the first delivery attempt.
 
 The relayer account's key is derived from the node's seed (icm/relayer_account.py); every EVM chain
 credits it RELAYER_FUNDS at the start of block 1 (the chain's `first_block_credits`, applied like a
@@ -31,7 +38,8 @@ from eth_keys import keys as eth_keys
 from .icm import events as icm_events
 from .icm.errors import ICMError
 from .icm.gas import receive_message_gas_limit
-from .icm.messages import MESSENGER_ADDRESS, encode_message, receive_cross_chain_message_calldata
+from .icm.messages import (MESSENGER_ADDRESS, TeleporterMessage, decode_message, encode_message, message_id,
+                           receive_cross_chain_message_calldata, selector)
 from .icm.relayer_account import relayer_address, relayer_key
 from .signing.aggregator import AggregationRefused, AggregationRequest
 from .vms.evm import predicates
@@ -44,12 +52,16 @@ log = logging.getLogger("simnode.relayer")
 TIP = 10**9  # 1 gwei priority fee
 
 
+MESSAGE_RECEIVED = selector("messageReceived(bytes32)")
+
+
 @dataclass(frozen=True, slots=True)
 class Pending:
     source_chain_id: bytes
     destination_chain_id: bytes
     unsigned: UnsignedMessage
-    event: icm_events.SendCrossChainMessage
+    message_id: bytes
+    message: TeleporterMessage
 
 
 def sent_messages(chain_id: bytes, receipts: list[list]) -> list[Pending]:
@@ -69,14 +81,28 @@ def sent_messages(chain_id: bytes, receipts: list[list]) -> list[Pending]:
             if not isinstance(event, icm_events.SendCrossChainMessage):
                 continue
             for unsigned in warp_messages.values():
-                if parse_addressed_call(unsigned.payload).payload == _message_bytes(event):
-                    out.append(Pending(chain_id, event.destination_blockchain_id, unsigned, event))
+                if parse_addressed_call(unsigned.payload).payload == encode_message(event.message):
+                    out.append(Pending(chain_id, event.destination_blockchain_id, unsigned, event.message_id,
+                                       event.message))
                     break
     return out
 
 
-def _message_bytes(event: icm_events.SendCrossChainMessage) -> bytes:
-    return encode_message(event.message)
+def stored_messages(chain: Any) -> list[Pending]:
+    """The messenger's messages among a chain's accepted Warp messages, in nonce order."""
+    out = []
+    for unsigned in chain.accepted_messages():
+        call = parse_addressed_call(unsigned.payload)
+        if call.source_address != MESSENGER_ADDRESS:
+            continue
+        try:
+            message = decode_message(call.payload)
+        except ICMError:
+            continue
+        out.append(Pending(chain.chain_id, message.destination_blockchain_id, unsigned,
+                           message_id(chain.chain_id, message.destination_blockchain_id, message.message_nonce),
+                           message))
+    return sorted(out, key=lambda p: p.message.message_nonce)
 
 
 class Relayer:
@@ -93,6 +119,8 @@ class Relayer:
             return
         self._attached.add(id(chain))
         chain.listeners.append(lambda kind, payload: self._on_event(chain, kind, payload))
+        known = {p.message_id for p in self.pending}
+        self.pending.extend(p for p in stored_messages(chain) if p.message_id not in known)
         self.flush()
 
     @property
@@ -118,9 +146,18 @@ class Relayer:
             if source is None or source.accepted_message(p.unsigned.id) is None:
                 continue
             destination = self.node.chains.get(p.destination_chain_id)
-            if destination is None or not hasattr(destination, "accepted_message") or not self._deliver(destination, p):
+            if destination is None or not hasattr(destination, "accepted_message"):
+                waiting.append(p)
+            elif not self._received(destination, p) and not self._deliver(destination, p):
                 waiting.append(p)
         self.pending = waiting
+
+    @staticmethod
+    def _received(destination: Any, p: Pending) -> bool:
+        """Has the destination's messenger received the message (at its head)?"""
+        out = destination.static_call(destination.block_row(destination.head_number), MESSENGER_ADDRESS,
+                                      MESSAGE_RECEIVED + p.message_id)
+        return bool(out) and int.from_bytes(out[:32], "big") == 1
 
     def _signing_subnet(self, p: Pending, destination: Any) -> bytes:
         """The set the destination's predicate check uses (precompiles/warp.verifying_subnet)."""
@@ -135,14 +172,14 @@ class Relayer:
             signed = self.node.aggregator.aggregate(AggregationRequest(
                 p.unsigned.encoded, b"", self._signing_subnet(p, destination)))
         except AggregationRefused as e:
-            log.warning("ICM message 0x%s not relayed yet: %s", p.event.message_id.hex(), e.message)
+            log.warning("ICM message 0x%s not relayed yet: %s", p.message_id.hex(), e.message)
             return False
         encoded = signed.encoded
         gas = receive_message_gas_limit(num_signers=signed.signature.num_signers(),
-                                        required_gas_limit=p.event.message.required_gas_limit,
+                                        required_gas_limit=p.message.required_gas_limit,
                                         signed_message_size=len(encoded),
-                                        warp_payload_size=len(_message_bytes(p.event)),
-                                        receipt_count=len(p.event.message.receipts))
+                                        warp_payload_size=len(encode_message(p.message)),
+                                        receipt_count=len(p.message.receipts))
         builder = destination.vm_class.get_transaction_builder()
         max_fee = destination.next_base_fee() * 2 + TIP
         utx = builder.new_unsigned_dynamic_fee_transaction(
@@ -154,7 +191,7 @@ class Relayer:
         try:
             destination.submit_tx(tx, tx.encode(), self.address)
         except ChainError as e:
-            log.warning("ICM message 0x%s not relayed yet: %s", p.event.message_id.hex(), e)
+            log.warning("ICM message 0x%s not relayed yet: %s", p.message_id.hex(), e)
             return False
-        log.info("relayed ICM message 0x%s to %s", p.event.message_id.hex(), destination.name)
+        log.info("relayed ICM message 0x%s to %s", p.message_id.hex(), destination.name)
         return True

@@ -88,7 +88,7 @@ def build_service(node: Node) -> GorillaService:
         relayer = node.relayer
         return {"enabled": node.relayer_on,
                 "address": None if relayer is None else "0x" + relayer.address.hex(),
-                "pending": [] if relayer is None else ["0x" + p.event.message_id.hex() for p in relayer.pending]}
+                "pending": [] if relayer is None else ["0x" + p.message_id.hex() for p in relayer.pending]}
 
     return GorillaService({"simnode": {
         "getTime": get_time, "advanceTime": advance_time, "setTime": set_time,

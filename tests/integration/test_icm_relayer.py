@@ -4,7 +4,7 @@ on the same chain; the relayer delivers the ping and the pong in following block
 from its seed-derived account (funded at block 1) with the signed message as predicate 0; the same
 delivery replayed reverts ("message already received") and changes nothing. Switched off
 (`simnode.setRelayer`), a message waits (listed by `simnode.getRelayer`) and nobody delivers it;
-switched back on, it goes out. An L1 validator registered with a message from the aggregator
+switched back on, it goes out; pending across a restart, it goes out after it, once. An L1 validator registered with a message from the aggregator
 routes, and the P-Chain's acknowledgement delivered to the L1 as a verified predicate. Ping-pong
 between the C-Chain (the messenger placed there at block 1) and an L1: each leg verified by the L1's
 validators."""
@@ -255,3 +255,38 @@ def test_a_message_for_a_chain_not_running_waits(node):
     (message_id,) = [e.message_id for e in _messenger_events(rpc, int(sent["blockNumber"], 16))
                      if isinstance(e, ev.SendCrossChainMessage)]
     assert call(node.url + "/ext/simnode", "simnode.getRelayer", {})["pending"] == ["0x" + message_id.hex()]
+
+
+def test_pending_messages_outlive_a_restart(tmp_path):
+    """A ping sent while the relayer is off is delivered after the node restarts (with the relayer
+    on); after another restart the delivered ping is not sent again."""
+    config = NodeConfig(http_port=0, data_dir=tmp_path / "data", clock_mode="virtual", seed=3)
+    relayer = "0x" + relayer_address(3).hex()
+    with Node.start_in_thread(config) as h:
+        chain_id, rpc = _l1(h)
+        simnode = h.url + "/ext/simnode"
+        assert call(simnode, "simnode.setRelayer", {"enabled": False})["enabled"] is False
+        creation = load_artifact("PingPongReceiver").creation_code + abi_encode(["address"], [MESSENGER_ADDRESS])
+        pinger = _send(rpc, None, creation)["contractAddress"]
+        ponger = _send(rpc, None, creation)["contractAddress"]
+        ping = keccak256(b"ping(bytes32,address,string,uint256,uint256)")[:4] + abi_encode(
+            ["bytes32", "address", "string", "uint256", "uint256"], [chain_id, ponger, "restart", 300_000, 200_000])
+        sent = _send(rpc, pinger, ping)
+        (message_id,) = [e.message_id for e in _messenger_events(rpc, int(sent["blockNumber"], 16))
+                         if isinstance(e, ev.SendCrossChainMessage)]
+        assert call(simnode, "simnode.getRelayer", {})["pending"] == ["0x" + message_id.hex()]
+
+    with Node.start_in_thread(config) as h:  # the relayer is on again (the config's default)
+        rpc = f"{h.url}/ext/bc/{id_to_str(chain_id)}/rpc"
+        call(h.url + "/ext/simnode", "simnode.mine", {"blocks": 3})
+        assert _view(rpc, ponger, "pingsReceived()", "uint256") == 1
+        assert _view(rpc, pinger, "pongsReceived()", "uint256") == 1
+        relayed = int(call(rpc, "eth_getTransactionCount", [relayer, "latest"]), 16)
+        assert relayed == 2 and call(h.url + "/ext/simnode", "simnode.getRelayer", {})["pending"] == []
+
+    with Node.start_in_thread(config) as h:
+        rpc = f"{h.url}/ext/bc/{id_to_str(chain_id)}/rpc"
+        call(h.url + "/ext/simnode", "simnode.mine", {"blocks": 2})
+        assert int(call(rpc, "eth_getTransactionCount", [relayer, "latest"]), 16) == relayed
+        assert call(h.url + "/ext/simnode", "simnode.getRelayer", {})["pending"] == []
+        assert _view(rpc, ponger, "pingsReceived()", "uint256") == 1

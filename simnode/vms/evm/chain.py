@@ -971,6 +971,10 @@ class EVMChain:
         raw = self.store.get(self._key(b"wm/", message_id))
         return None if raw is None else parse_unsigned_message(raw)
 
+    def accepted_messages(self) -> list[UnsignedMessage]:
+        """The unsigned message of every accepted SendWarpMessage (by message ID)."""
+        return [parse_unsigned_message(raw) for _, raw in self.store.iterate(self._key(b"wm/"))]
+
     def is_accepted_block(self, block_id: bytes) -> bool:
         """ChainWarpBackend: is `block_id` the hash of an accepted block?"""
         return self.store.get(self._key(b"h/", block_id)) is not None
