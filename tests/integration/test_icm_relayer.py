@@ -4,10 +4,10 @@ on the same chain; the relayer delivers the ping and the pong in following block
 from its seed-derived account (funded at block 1) with the signed message as predicate 0; the same
 delivery replayed reverts ("message already received") and changes nothing. Switched off
 (`simnode.setRelayer`), a message waits (listed by `simnode.getRelayer`) and nobody delivers it;
-switched back on, it goes out; pending across a restart, it goes out after it, once. An L1 validator registered with a message from the aggregator
-routes, and the P-Chain's acknowledgement delivered to the L1 as a verified predicate. Ping-pong
-between the C-Chain (the messenger placed there at block 1) and an L1: each leg verified by the L1's
-validators."""
+switched back on, it goes out; pending across a restart, it goes out after it, once. An L1
+validator registered with a message from the aggregator routes, and the P-Chain's acknowledgement
+delivered to the L1 as a verified predicate. Ping-pong between the C-Chain (the messenger placed
+there at block 1) and an L1: each leg verified by the L1's validators."""
 
 from __future__ import annotations
 
