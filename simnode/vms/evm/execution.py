@@ -54,6 +54,16 @@ class CallArgs:
     access_list: list | None
 
 
+class CallTransaction(SpoofTransaction):
+    """py-evm's SpoofTransaction (an unsigned tx with the caller as its sender), each attribute
+    kept once read: the tx is immutable, and an execution reads ~50 through __getattr__."""
+
+    def __getattr__(self, attr: str) -> Any:
+        value = super().__getattr__(attr)
+        self.__dict__[attr] = value
+        return value
+
+
 def with_gas_limit(ctx: ExecutionContext, gas_limit: int) -> ExecutionContext:
     """`ctx` with another block gas limit (the same block otherwise, its hashes included)."""
     return ExecutionContext(coinbase=ctx.coinbase, timestamp=ctx.timestamp, block_number=ctx.block_number,
@@ -167,7 +177,7 @@ class Executor:
         else:
             utx = AvalancheVM.create_unsigned_transaction(nonce=nonce, gas_price=price, gas=gas, to=to,
                                                           value=args.value, data=args.data)
-        return SpoofTransaction(utx, from_=args.sender), price
+        return CallTransaction(utx, from_=args.sender), price
 
     @staticmethod
     def effective_price(args: CallArgs, base_fee: int) -> int:
