@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import rlp
-
 from ...crypto.hashing import keccak256
+from . import rlpcodec
 
 BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 
@@ -34,7 +33,7 @@ def _hp(nibbles: bytes, leaf: bool) -> bytes:
 
 
 def _ref(node: list) -> object:
-    enc = rlp.encode(node)
+    enc = rlpcodec.encode(node)
     return node if len(enc) < 32 else keccak256(enc)
 
 
@@ -68,5 +67,6 @@ def ordered_trie_root(values: Sequence[bytes]) -> bytes:
     """Root of the trie mapping rlp(i) -> values[i] (the tx/receipt trie of a block)."""
     if not values:
         return BLANK_ROOT
-    items = sorted((_nibbles(rlp.encode(i)), v) for i, v in enumerate(values))
-    return keccak256(rlp.encode(_build(items, 0)))
+    items = sorted((_nibbles(rlpcodec.encode(i.to_bytes((i.bit_length() + 7) // 8, "big"))), bytes(v))
+                   for i, v in enumerate(values))
+    return keccak256(rlpcodec.encode(_build(items, 0)))
