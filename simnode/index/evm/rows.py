@@ -16,7 +16,7 @@ from typing import Protocol
 from ...crypto.hashing import keccak256
 from ...store import Batch, pack, unpack
 from ...vms.evm import rlpcodec
-from ...vms.evm.headers import Header, HeaderRules
+from ...vms.evm.headers import HeaderRules, decoded_header
 from ..keys import big, from_sbig, sbig, u8, u16, u32, u64
 from .tokens import metadata, probe_standard, token_uri
 from .layout import (ERC20, ERC721, ERC1155, F_CREATE, F_CREATE2, FRAME_KINDS, GLOBAL_BLOCKS, GLOBAL_TX_STATUS,
@@ -247,7 +247,7 @@ class _Block:
 
 def index_block(source: Source, row: dict, batch: Batch) -> int:
     """Stage every EVM index row of block `row` in `batch`; returns the block number."""
-    header = Header.decode(row["hdr"], source.header_rules.coreth)
+    header = decoded_header(row["hdr"], source.header_rules.coreth)
     number = header.block_number
     b = _Block(source, row, batch, number)
     sp = b.sp

@@ -17,7 +17,7 @@ from ...icm import events
 from ...icm.errors import ICMError
 from ...icm.messages import MESSENGER_ADDRESS, TeleporterMessage
 from ...store import Batch, pack, unpack
-from ...vms.evm.headers import Header
+from ...vms.evm.headers import decoded_header
 from ..keys import big, u8, u32, u64
 from ..metrics.buckets import INTERVALS, bucket_start
 from .layout import (BY_ADDRESS, BY_CHAIN, BY_DESTINATION, BY_SOURCE, BY_TIME, COUNTS, PAIR_RUNNING, PAIR_TOTALS,
@@ -62,7 +62,7 @@ def index_block(chain: Any, row: dict, batch: Batch) -> int | None:
     decoding the header) when no log of the block is the messenger's."""
     if not any(lg[0] == MESSENGER_ADDRESS for receipt in row["rc"] for lg in receipt[5]):
         return None
-    number = Header.decode(row["hdr"], chain.header_rules.coreth).block_number
+    number = decoded_header(row["hdr"], chain.header_rules.coreth).block_number
     ms = row["ms"]
     cid = chain.chain_id
     log_index = 0

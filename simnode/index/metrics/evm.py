@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...store import Batch, pack, unpack
-from ...vms.evm.headers import Header
+from ...vms.evm.headers import decoded_header
 from ..evm.layout import F_CREATE, F_CREATE2
 from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC
 from ..keys import big, num, u8, u64
@@ -394,6 +394,6 @@ class _Union:
 
 def index_block(source: Any, row: dict, batch: Batch) -> int:
     """Stage the metric rows of EVM block `row` in `batch`; returns the block number."""
-    number = Header.decode(row["hdr"], source.header_rules.coreth).block_number
+    number = decoded_header(row["hdr"], source.header_rules.coreth).block_number
     _Writer(batch, chain_metrics(source.chain_id), row["ms"]).chain_rows(number, block_activity(row))
     return number

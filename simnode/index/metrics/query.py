@@ -43,7 +43,7 @@ import msgpack
 from ...store import unpack
 from ..evm.query import indexed_chains
 from ..keys import num, u8, u64
-from ..page import Readable, first, page
+from ..page import Readable, first
 from . import buckets
 from .layout import (ACTIVE, B_ACTIVE, B_CONTRACTS, B_CUM_ADDRESSES, B_CUM_CONTRACTS, B_CUM_DEPLOYERS, B_CUM_TXS,
                      B_DEPLOYERS, B_FEES, B_GAS, B_GPS_DEN, B_GPS_NUM, B_LAST_MS, B_MAX_PRICE, B_PREV_MS,

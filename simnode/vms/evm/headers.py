@@ -20,6 +20,7 @@ built block sets):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -248,6 +249,13 @@ def genesis_header(rules: HeaderRules, genesis: dict, state_root: bytes, base_fe
         timestamp_ms=ts * 1000 if granite else None,
         min_delay_excess=INITIAL_MIN_DELAY_EXCESS if granite else None,
     )
+
+
+@functools.lru_cache(maxsize=8)
+def decoded_header(data: bytes, coreth: bool) -> Header:
+    """Header.decode, kept for the last few headers: the index families of an accepted block each
+    read its header from the same row."""
+    return Header.decode(data, coreth)
 
 
 def block_header(rules: HeaderRules, *, parent: Header, parent_hash: bytes, state_root: bytes, transaction_root: bytes,
