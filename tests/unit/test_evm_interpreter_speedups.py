@@ -188,6 +188,14 @@ CASES.update({
     "stack underflow mload": asm("51"),
     "stack underflow calldataload": asm("35"),
     "stack overflow caller": asm("5f" * 1024, "33"),
+    # PUSH data read as bytes by py-evm's own ops (addresses, MSTORE8, TSTORE) with leading zeros or none
+    "push data into byte-reading ops": asm("5f", "5f", "53", "610007", 1, "53", "5f", 2, "5d", "610009", 3, "5d",
+                                           2, "5c", 3, "5c", "01", 32, "52", "5f", "3b", "6100c1", "3f", "01", 64,
+                                           "52", 0x60, 0, "f3"),
+    "call to an address pushed with leading zeros": asm(32, 0, 0, 0, 0, "7f" + "00" * 12 + "c1" * 20, 50_000, "f1",
+                                                        0, "51", "01", 0, "55"),
+    "truncated push32 then stop": asm(1, 0, "55", "7f01"),
+    "jump target from a wide push": asm("7f" + "00" * 31 + "42", "56", "fe" * 32, "5b", 7, 0, "55"),
 })
 
 
@@ -206,7 +214,8 @@ def test_code_cases_match_py_evm(name: str) -> None:
 
 
 def test_debug_traces_unaffected() -> None:
-    for code in (CASES["call and return data"], CASES["memory expansion"], CASES["jumpdest inside push data"]):
+    for code in (CASES["call and return data"], CASES["memory expansion"], CASES["jumpdest inside push data"],
+                 CASES["arithmetic"], CASES["truncated push32 then stop"], CASES["push data into byte-reading ops"]):
         for kind in ("struct", "call"):
             result = both(run_code, code, GAS, b"", 0, kind)
             assert result[-1] is not None
@@ -217,7 +226,7 @@ OPS = [bytes([b]) for b in range(256)]
 FAVOURED = st.sampled_from([b"\x5b", b"\x56", b"\x57", b"\x50", b"\x80", b"\x81", b"\x90", b"\x91", b"\x5f", b"\x01",
                             b"\x03", b"\x15", b"\x52", b"\x51", b"\x10", b"\x14", b"\x16", b"\x1b", b"\x1c",
                             b"\x19", b"\x1a", b"\x12", b"\x33", b"\x34", b"\x35", b"\x36", b"\x53", b"\x54",
-                            b"\x55", b"\x5a", b"\x58", b"\xf3",
+                            b"\x55", b"\x5a", b"\x58", b"\xf3", b"\x5c", b"\x5d", b"\x20", b"\x3b",
                             b"\xfd", b"\x00", b"\x60\x00", b"\x60\x05", b"\x60\x5b", b"\x61\x00\x08", b"\x7f",
                             b"\x60", b"\x61"])
 CODE = st.lists(st.one_of(FAVOURED, st.sampled_from(OPS)), max_size=48).map(b"".join)

@@ -68,7 +68,7 @@ def is_valid_opcode(self: CodeStream, position: int) -> bool:
 
 # Entry kinds of a compiled opcode table.
 (_CALL, _STATIC, _PUSH, _DUP, _SWAP, _POP, _JUMPDEST, _JUMP, _JUMPI, _BINARY, _UNARY, _CONTEXT, _MSTORE, _MLOAD,
- _CALLDATALOAD) = range(15)
+ _CALLDATALOAD, _STOP) = range(16)
 
 
 def _signed(value: int) -> int:
@@ -105,7 +105,7 @@ _CONTEXT_OPS: dict[Any, Any] = {
     context.address: lambda computation: computation.msg.storage_address,
 }
 
-_SPECIAL: dict[Any, tuple[int, Any]] = {flow.jumpdest: (_JUMPDEST, 0), flow.jump: (_JUMP, 0),
+_SPECIAL: dict[Any, tuple[int, Any]] = {flow.stop: (_STOP, 0), flow.jumpdest: (_JUMPDEST, 0), flow.jump: (_JUMP, 0),
                                         flow.jumpi: (_JUMPI, 0), stack_logic.pop: (_POP, 0),
                                         memory_logic.mstore: (_MSTORE, 0), memory_logic.mload: (_MLOAD, 0),
                                         context.calldataload: (_CALLDATALOAD, 0)}
@@ -162,6 +162,8 @@ def _loop_is_exact(computation: BaseComputation) -> bool:
 
 
 def _run(computation: BaseComputation, table: list[_Entry]) -> None:
+    # pc and gas live in locals; code.program_counter and the gas meter are written back before
+    # anything that can read them (a py-evm call, an exception, the end) and read again after a call
     code = computation.code
     raw = code._raw_code_bytes
     n_code = len(raw)
@@ -172,124 +174,167 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
     memory = computation._memory
     plain_memory = type(memory) is Memory  # else MSTORE/MLOAD go through py-evm's functions
     data = computation.msg.data_as_bytes
+    pc = code.program_counter
+    gas = gm.gas_remaining
     try:
         while True:
-            pc = code.program_counter
             if pc < n_code:
                 op = raw[pc]
-                code.program_counter = pc + 1
-            else:
-                op = STOP  # py-evm's CodeStream yields one STOP past the end, then stops
+                pc += 1
+            else:  # py-evm's CodeStream yields one STOP past the end (pc stays), then stops
+                if table[STOP][0] != _STOP:  # a debug tracer's STOP
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    _original_step(computation, STOP)
+                break
             kind, cost, fn, name, arg = table[op]
             if kind == _CALL:
+                code.program_counter = pc
+                gm.gas_remaining = gas
                 fn(computation=computation)
-            else:
-                if cost > gm.gas_remaining:
-                    raise OutOfGas(f"Out of gas: Needed {cost} - Remaining {gm.gas_remaining} - Reason: {name}")
-                gm.gas_remaining -= cost
-                if kind == _PUSH:
-                    start = pc + 1
-                    code.program_counter = end = start + arg
-                    value = raw[start:end]
-                    if len(value) != arg:
-                        value = value.ljust(arg, b"\x00")
-                    if len(values) > 1023:
-                        raise FullStack("Stack limit reached")
-                    append(value)
-                elif kind == _STATIC:
-                    fn(computation)
-                elif kind == _BINARY:
-                    if len(values) < 2:
-                        fn(computation)  # raises py-evm's InsufficientStack
-                    else:
-                        a = pop()
-                        b = pop()
-                        append(arg(a if type(a) is int else int.from_bytes(a, "big"),
-                                   b if type(b) is int else int.from_bytes(b, "big")))
-                elif kind == _DUP:
-                    if len(values) > 1023:
-                        raise FullStack("Stack limit reached")
-                    try:
-                        append(values[-arg])
-                    except IndexError:
-                        raise InsufficientStack(f"Insufficient stack items for DUP{arg}")
-                elif kind == _SWAP:
-                    idx = -arg - 1
-                    try:
-                        values[-1], values[idx] = values[idx], values[-1]
-                    except IndexError:
-                        raise InsufficientStack(f"Insufficient stack items for SWAP{arg}")
-                elif kind == _JUMPDEST:
-                    pass
-                elif kind == _POP:
-                    try:
-                        pop()
-                    except IndexError:
+                pc = code.program_counter
+                gas = gm.gas_remaining
+                continue
+            if cost > gas:
+                code.program_counter = pc
+                gm.gas_remaining = gas
+                raise OutOfGas(f"Out of gas: Needed {cost} - Remaining {gas} - Reason: {name}")
+            gas -= cost
+            if kind == _PUSH:
+                # an int from the start: every consumer reads PUSH data as the same number
+                # (py-evm's to_int, or bytes left-padded to a word or an address)
+                end = pc + arg
+                if end <= n_code:
+                    value = int.from_bytes(raw[pc:end], "big")
+                else:  # truncated at the end of the code: py-evm pads the data on the right
+                    value = int.from_bytes(raw[pc:end].ljust(arg, b"\x00"), "big")
+                pc = end
+                if len(values) > 1023:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    raise FullStack("Stack limit reached")
+                append(value)
+            elif kind == _DUP:
+                if len(values) > 1023:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    raise FullStack("Stack limit reached")
+                try:
+                    append(values[-arg])
+                except IndexError:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    raise InsufficientStack(f"Insufficient stack items for DUP{arg}")
+            elif kind == _SWAP:
+                idx = -arg - 1
+                try:
+                    values[-1], values[idx] = values[idx], values[-1]
+                except IndexError:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    raise InsufficientStack(f"Insufficient stack items for SWAP{arg}")
+            elif kind == _BINARY:
+                if len(values) < 2:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    fn(computation)  # raises py-evm's InsufficientStack
+                a = pop()
+                b = pop()
+                append(arg(a if type(a) is int else int.from_bytes(a, "big"),
+                           b if type(b) is int else int.from_bytes(b, "big")))
+            elif kind == _JUMPDEST:
+                pass
+            elif kind == _POP:
+                if not values:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    raise InsufficientStack("Wanted 1 stack item, had none")
+                pop()
+            elif kind == _JUMP or kind == _JUMPI:
+                if kind == _JUMP:
+                    if not values:
+                        code.program_counter = pc
+                        gm.gas_remaining = gas
                         raise InsufficientStack("Wanted 1 stack item, had none")
-                elif kind == _UNARY:
-                    if not values:
-                        fn(computation)
-                    else:
-                        a = values[-1]
-                        values[-1] = arg(a if type(a) is int else int.from_bytes(a, "big"))
-                elif kind == _MSTORE or kind == _MLOAD:
-                    # on the common path the memory is already paid for (no expansion, no gas)
-                    start = values[-1] if values else None
-                    if type(start) is bytes:
-                        start = int.from_bytes(start, "big")
-                    if (start is None or not plain_memory or start + 32 > len(memory._bytes)
-                            or (kind == _MSTORE and len(values) < 2)):
-                        fn(computation)
-                    elif kind == _MSTORE:
-                        pop()
-                        v = pop()
-                        memory._bytes[start:start + 32] = (v.to_bytes(32, "big") if type(v) is int
-                                                           else v.rjust(32, b"\x00")[-32:])
-                    else:
-                        values[-1] = bytes(memory._bytes[start:start + 32])
-                elif kind == _CALLDATALOAD:
-                    if not values:
-                        fn(computation)
-                    else:
-                        start = values[-1]
-                        if type(start) is not int:
-                            start = int.from_bytes(start, "big")
-                        values[-1] = data[start:start + 32].ljust(32, b"\x00").lstrip(b"\x00")
-                elif kind == _CONTEXT:
-                    if len(values) > 1023:
-                        fn(computation)  # raises py-evm's FullStack
-                    else:
-                        append(arg(computation))
+                    dest = pop()
+                    if type(dest) is not int:
+                        dest = int.from_bytes(dest, "big")
                 else:
-                    if kind == _JUMP:
-                        try:
-                            dest = pop()
-                        except IndexError:
-                            raise InsufficientStack("Wanted 1 stack item, had none")
-                        if type(dest) is not int:
-                            dest = int.from_bytes(dest, "big")
-                    else:  # JUMPI
-                        if len(values) < 2:
-                            raise InsufficientStack(f"Wanted 2 stack items, only had {len(values)}")
-                        dest = pop()
-                        if type(dest) is not int:
-                            dest = int.from_bytes(dest, "big")
-                        check = pop()
-                        if type(check) is not int:
-                            check = int.from_bytes(check, "big")
-                        if not check:
-                            continue
-                    code.program_counter = dest
-                    if dest >= n_code or raw[dest] != JUMPDEST:
-                        raise InvalidJumpDestination("Invalid Jump Destination")
-                    if mask is None:
-                        mask = code_mask(raw)
-                    if mask[dest] != 1:
-                        raise InvalidInstruction("Jump resulted in invalid instruction")
-            if pc >= n_code:
+                    if len(values) < 2:
+                        code.program_counter = pc
+                        gm.gas_remaining = gas
+                        raise InsufficientStack(f"Wanted 2 stack items, only had {len(values)}")
+                    dest = pop()
+                    if type(dest) is not int:
+                        dest = int.from_bytes(dest, "big")
+                    check = pop()
+                    if type(check) is not int:
+                        check = int.from_bytes(check, "big")
+                    if not check:
+                        continue
+                pc = dest
+                if dest >= n_code or raw[dest] != JUMPDEST:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    raise InvalidJumpDestination("Invalid Jump Destination")
+                if mask is None:
+                    mask = code_mask(raw)
+                if mask[dest] != 1:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    raise InvalidInstruction("Jump resulted in invalid instruction")
+            elif kind == _MSTORE or kind == _MLOAD:
+                # on the common path the memory is already paid for (no expansion, no gas)
+                start = values[-1] if values else None
+                if type(start) is bytes:
+                    start = int.from_bytes(start, "big")
+                if (start is None or not plain_memory or start + 32 > len(memory._bytes)
+                        or (kind == _MSTORE and len(values) < 2)):
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    fn(computation)
+                    gas = gm.gas_remaining
+                elif kind == _MSTORE:
+                    pop()
+                    v = pop()
+                    memory._bytes[start:start + 32] = (v.to_bytes(32, "big") if type(v) is int
+                                                       else v.rjust(32, b"\x00")[-32:])
+                else:
+                    values[-1] = bytes(memory._bytes[start:start + 32])
+            elif kind == _UNARY:
+                if not values:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    fn(computation)  # raises py-evm's InsufficientStack
+                a = values[-1]
+                values[-1] = arg(a if type(a) is int else int.from_bytes(a, "big"))
+            elif kind == _CONTEXT:
+                if len(values) > 1023:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    fn(computation)  # raises py-evm's FullStack
+                append(arg(computation))
+            elif kind == _CALLDATALOAD:
+                if not values:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    fn(computation)  # raises py-evm's InsufficientStack
+                start = values[-1]
+                if type(start) is not int:
+                    start = int.from_bytes(start, "big")
+                values[-1] = data[start:start + 32].ljust(32, b"\x00").lstrip(b"\x00")
+            elif kind == _STOP:
                 break
+            else:  # _STATIC: a py-evm logic function after its static gas
+                code.program_counter = pc
+                gm.gas_remaining = gas
+                fn(computation)
+                pc = code.program_counter
+                gas = gm.gas_remaining
     except Halt:
-        pass
+        return
+    code.program_counter = pc
+    gm.gas_remaining = gas
 
 
 def apply_computation(cls: type[BaseComputation], state: Any, message: Any, transaction_context: Any,
@@ -331,6 +376,15 @@ def _original_loop(computation: BaseComputation) -> None:
             opcode_fn(computation=computation)
         except Halt:
             break
+
+
+def _original_step(computation: BaseComputation, opcode: int) -> None:
+    """One step of the loop above."""
+    try:
+        opcode_fn = computation.opcodes[opcode]
+    except KeyError:
+        opcode_fn = InvalidOpcode(opcode)
+    opcode_fn(computation=computation)
 
 
 # ------------------------------------------------------------------ stack and memory
