@@ -195,6 +195,12 @@ CASES.update({
     "call to an address pushed with leading zeros": asm(32, 0, 0, 0, 0, "7f" + "00" * 12 + "c1" * 20, 50_000, "f1",
                                                         0, "51", "01", 0, "55"),
     "truncated push32 then stop": asm(1, 0, "55", "7f01"),
+    "sha3 within paid memory, then expanding it": asm(0xAB, 0x40, "52", 0x40, 0x20, "20", 0, "52", 0x41, 0x30, "20",
+                                                      32, "52", 0x60, 0, "f3"),
+    "sha3 of nothing at a huge offset": asm(0, 1 << 255, "20", 0, "52", 32, 0, "f3"),
+    "sha3 at 2**255 runs out of gas": asm(1, 1 << 255, "20"),
+    "sha3 word gas runs out": asm(1, 111968, "52", 112000, 0, "20"),
+    "stack underflow sha3": asm(1, "20"),
     "jump target from a wide push": asm("7f" + "00" * 31 + "42", "56", "fe" * 32, "5b", 7, 0, "55"),
 })
 
@@ -210,6 +216,15 @@ def test_calldataload_matches_py_evm(data: bytes) -> None:
 def test_code_cases_match_py_evm(name: str) -> None:
     code = CASES[name]
     for gas in (GAS, 60_000, 21_100):
+        both(run_code, code, gas)
+
+
+@pytest.mark.parametrize("name", ["memory expansion", "sha3 within paid memory, then expanding it",
+                                  "mstore and mload within paid memory", "arithmetic"])
+def test_out_of_gas_at_every_step_matches_py_evm(name: str) -> None:
+    code = CASES[name]
+    used = GAS - run_code(code)[3]
+    for gas in range(max(used - 200, 21_000), used + 1):
         both(run_code, code, gas)
 
 

@@ -19,20 +19,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from eth.constants import UINT_255_MAX, UINT_256_MAX
+from eth._utils.numeric import ceil32
+from eth.constants import GAS_SHA3WORD, UINT_255_MAX, UINT_256_MAX
 from eth.exceptions import FullStack, Halt, InsufficientStack, InvalidInstruction, InvalidJumpDestination, OutOfGas
 from eth.validation import validate_stack_int
 from eth.vm.code_stream import CodeStream
-from eth.vm.computation import NO_RESULT, BaseComputation
+from eth.vm.computation import NO_RESULT, BaseComputation, memory_gas_cost
 from eth.vm.gas_meter import GasMeter
 from eth.vm.logic import arithmetic, comparison, context, duplication, flow, swap
 from eth.vm.logic import memory as memory_logic
+from eth.vm.logic import sha3 as sha3_logic
 from eth.vm.logic import stack as stack_logic
 from eth.vm.logic.invalid import InvalidOpcode
 from eth.vm.memory import Memory
 from eth.vm.opcode import _FastOpcode
 from eth.vm.opcode_values import JUMPDEST, PUSH1, PUSH32, STOP
 from eth.vm.stack import Stack
+from eth_hash.auto import keccak
 
 # ------------------------------------------------------------------ jump destinations
 
@@ -68,7 +71,7 @@ def is_valid_opcode(self: CodeStream, position: int) -> bool:
 
 # Entry kinds of a compiled opcode table.
 (_CALL, _STATIC, _PUSH, _DUP, _SWAP, _POP, _JUMPDEST, _JUMP, _JUMPI, _BINARY, _UNARY, _CONTEXT, _MSTORE, _MLOAD,
- _CALLDATALOAD, _STOP) = range(16)
+ _CALLDATALOAD, _STOP, _SHA3) = range(17)
 
 
 def _signed(value: int) -> int:
@@ -108,7 +111,7 @@ _CONTEXT_OPS: dict[Any, Any] = {
 _SPECIAL: dict[Any, tuple[int, Any]] = {flow.stop: (_STOP, 0), flow.jumpdest: (_JUMPDEST, 0), flow.jump: (_JUMP, 0),
                                         flow.jumpi: (_JUMPI, 0), stack_logic.pop: (_POP, 0),
                                         memory_logic.mstore: (_MSTORE, 0), memory_logic.mload: (_MLOAD, 0),
-                                        context.calldataload: (_CALLDATALOAD, 0)}
+                                        context.calldataload: (_CALLDATALOAD, 0), sha3_logic.sha3: (_SHA3, 0)}
 for _n in range(33):
     _SPECIAL[getattr(stack_logic, f"push{_n}")] = (_PUSH, _n)
 for _n in range(1, 17):
@@ -144,8 +147,9 @@ def _compile(opcodes: dict) -> list[_Entry]:
 
 
 # The computation methods the inlined ops stand for; a class overriding one runs py-evm's loop.
-_PLUMBING = ("consume_gas", "stack_dup", "stack_swap", "stack_pop1_any", "stack_pop1_int", "stack_pop_ints",
-             "stack_push_bytes")
+_PLUMBING = ("consume_gas", "stack_dup", "stack_swap", "stack_pop1_any", "stack_pop1_int", "stack_pop1_bytes",
+             "stack_pop_ints", "stack_push_int", "stack_push_bytes", "extend_memory", "memory_write",
+             "memory_read_bytes")
 
 
 _PLAIN_CLASSES: dict[type, bool] = {}
@@ -159,6 +163,19 @@ def _loop_is_exact(computation: BaseComputation) -> bool:
                                           for name in _PLUMBING)
     return (plain and type(computation._gas_meter) is GasMeter and type(computation._stack) is Stack
             and type(computation.code) is CodeStream)
+
+
+def _grow_memory(memory: Memory, start: int, size: int, gas: int) -> int:
+    """py-evm's extend_memory for a non-empty range past the end: the gas left after paying for the
+    growth (OutOfGas as py-evm raises it), the memory grown to whole words."""
+    before_size = ceil32(len(memory))
+    after_size = ceil32(start + size)
+    fee = memory_gas_cost(after_size) - memory_gas_cost(before_size)
+    if fee > gas:
+        raise OutOfGas(f"Out of gas: Needed {fee} - Remaining {gas} - Reason: Expanding memory {before_size} -> "
+                       f"{after_size}")
+    memory.extend(start, size)
+    return gas - fee
 
 
 def _run(computation: BaseComputation, table: list[_Entry]) -> None:
@@ -284,23 +301,50 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                     gm.gas_remaining = gas
                     raise InvalidInstruction("Jump resulted in invalid instruction")
             elif kind == _MSTORE or kind == _MLOAD:
-                # on the common path the memory is already paid for (no expansion, no gas)
-                start = values[-1] if values else None
-                if type(start) is bytes:
-                    start = int.from_bytes(start, "big")
-                if (start is None or not plain_memory or start + 32 > len(memory._bytes)
-                        or (kind == _MSTORE and len(values) < 2)):
+                if not plain_memory or not values or (kind == _MSTORE and len(values) < 2):
                     code.program_counter = pc
                     gm.gas_remaining = gas
-                    fn(computation)
+                    fn(computation)  # py-evm's own memory, or its InsufficientStack
                     gas = gm.gas_remaining
-                elif kind == _MSTORE:
+                    continue
+                start = values[-1]
+                if type(start) is not int:
+                    start = int.from_bytes(start, "big")
+                if start + 32 > len(memory._bytes):
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    gas = _grow_memory(memory, start, 32, gas)
+                if kind == _MSTORE:
                     pop()
                     v = pop()
                     memory._bytes[start:start + 32] = (v.to_bytes(32, "big") if type(v) is int
                                                        else v.rjust(32, b"\x00")[-32:])
                 else:
                     values[-1] = bytes(memory._bytes[start:start + 32])
+            elif kind == _SHA3:
+                if not plain_memory or len(values) < 2:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    fn(computation)  # py-evm's own memory, or its InsufficientStack
+                    gas = gm.gas_remaining
+                    continue
+                start = pop()
+                if type(start) is not int:
+                    start = int.from_bytes(start, "big")
+                size = pop()
+                if type(size) is not int:
+                    size = int.from_bytes(size, "big")
+                if size and start + size > len(memory._bytes):
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    gas = _grow_memory(memory, start, size, gas)
+                cost = GAS_SHA3WORD * ((size + 31) // 32)
+                if cost > gas:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    raise OutOfGas(f"Out of gas: Needed {cost} - Remaining {gas} - Reason: SHA3: word gas cost")
+                gas -= cost
+                append(keccak(bytes(memory._bytes[start:start + size])))
             elif kind == _UNARY:
                 if not values:
                     code.program_counter = pc
