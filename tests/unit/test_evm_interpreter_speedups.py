@@ -201,6 +201,10 @@ CASES.update({
     "sha3 at 2**255 runs out of gas": asm(1, 1 << 255, "20"),
     "sha3 word gas runs out": asm(1, 111968, "52", 112000, 0, "20"),
     "stack underflow sha3": asm(1, "20"),
+    "every push width": results_in_memory([("01", "5f", "5f"), *((("18", f"{0x5f + n:02x}" + "a5" * (n - 1) + "01",
+                                                               (1 << 8 * n) - 1)) for n in range(1, 33))]),
+    "truncated push1 at the end": asm(1, 0, "55", "60"),
+    "truncated push2 at the end": asm(1, 0, "55", "61ab"),
     "jump target from a wide push": asm("7f" + "00" * 31 + "42", "56", "fe" * 32, "5b", 7, 0, "55"),
 })
 

@@ -221,10 +221,16 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                 # an int from the start: every consumer reads PUSH data as the same number
                 # (py-evm's to_int, or bytes left-padded to a word or an address)
                 end = pc + arg
-                if end <= n_code:
-                    value = int.from_bytes(raw[pc:end], "big")
-                else:  # truncated at the end of the code: py-evm pads the data on the right
+                if end > n_code:  # truncated at the end of the code: py-evm pads the data on the right
                     value = int.from_bytes(raw[pc:end].ljust(arg, b"\x00"), "big")
+                elif arg == 1:  # the common widths without int.from_bytes's costly call
+                    value = raw[pc]
+                elif arg == 2:
+                    value = raw[pc] << 8 | raw[pc + 1]
+                elif arg == 0:
+                    value = 0
+                else:
+                    value = int.from_bytes(raw[pc:end], "big")
                 pc = end
                 if len(values) > 1023:
                     code.program_counter = pc
