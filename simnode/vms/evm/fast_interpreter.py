@@ -165,6 +165,9 @@ def _loop_is_exact(computation: BaseComputation) -> bool:
             and type(computation.code) is CodeStream)
 
 
+_from_bytes = int.from_bytes  # bound once: `int.from_bytes` makes a new bound method each time
+
+
 def _grow_memory(memory: Memory, start: int, size: int, gas: int) -> int:
     """py-evm's extend_memory for a non-empty range past the end: the gas left after paying for the
     growth (OutOfGas as py-evm raises it), the memory grown to whole words."""
@@ -187,6 +190,7 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
     gm = computation._gas_meter
     values = computation._stack.values
     append, pop = values.append, values.pop
+    from_bytes = _from_bytes
     mask = None
     memory = computation._memory
     plain_memory = type(memory) is Memory  # else MSTORE/MLOAD go through py-evm's functions
@@ -222,7 +226,7 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                 # (py-evm's to_int, or bytes left-padded to a word or an address)
                 end = pc + arg
                 if end > n_code:  # truncated at the end of the code: py-evm pads the data on the right
-                    value = int.from_bytes(raw[pc:end].ljust(arg, b"\x00"), "big")
+                    value = from_bytes(raw[pc:end].ljust(arg, b"\x00"), "big")
                 elif arg == 1:  # the common widths without int.from_bytes's costly call
                     value = raw[pc]
                 elif arg == 2:
@@ -230,7 +234,7 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                 elif arg == 0:
                     value = 0
                 else:
-                    value = int.from_bytes(raw[pc:end], "big")
+                    value = from_bytes(raw[pc:end], "big")
                 pc = end
                 if len(values) > 1023:
                     code.program_counter = pc
@@ -263,8 +267,8 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                     fn(computation)  # raises py-evm's InsufficientStack
                 a = pop()
                 b = pop()
-                append(arg(a if type(a) is int else int.from_bytes(a, "big"),
-                           b if type(b) is int else int.from_bytes(b, "big")))
+                append(arg(a if type(a) is int else from_bytes(a, "big"),
+                           b if type(b) is int else from_bytes(b, "big")))
             elif kind == _JUMPDEST:
                 pass
             elif kind == _POP:
@@ -281,7 +285,7 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                         raise InsufficientStack("Wanted 1 stack item, had none")
                     dest = pop()
                     if type(dest) is not int:
-                        dest = int.from_bytes(dest, "big")
+                        dest = from_bytes(dest, "big")
                 else:
                     if len(values) < 2:
                         code.program_counter = pc
@@ -289,10 +293,10 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                         raise InsufficientStack(f"Wanted 2 stack items, only had {len(values)}")
                     dest = pop()
                     if type(dest) is not int:
-                        dest = int.from_bytes(dest, "big")
+                        dest = from_bytes(dest, "big")
                     check = pop()
                     if type(check) is not int:
-                        check = int.from_bytes(check, "big")
+                        check = from_bytes(check, "big")
                     if not check:
                         continue
                 pc = dest
@@ -315,7 +319,7 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                     continue
                 start = values[-1]
                 if type(start) is not int:
-                    start = int.from_bytes(start, "big")
+                    start = from_bytes(start, "big")
                 if start + 32 > len(memory._bytes):
                     code.program_counter = pc
                     gm.gas_remaining = gas
@@ -326,7 +330,7 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                     memory._bytes[start:start + 32] = (v.to_bytes(32, "big") if type(v) is int
                                                        else v.rjust(32, b"\x00")[-32:])
                 else:
-                    values[-1] = bytes(memory._bytes[start:start + 32])
+                    values[-1] = from_bytes(memory._bytes[start:start + 32], "big")
             elif kind == _SHA3:
                 if not plain_memory or len(values) < 2:
                     code.program_counter = pc
@@ -336,10 +340,10 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                     continue
                 start = pop()
                 if type(start) is not int:
-                    start = int.from_bytes(start, "big")
+                    start = from_bytes(start, "big")
                 size = pop()
                 if type(size) is not int:
-                    size = int.from_bytes(size, "big")
+                    size = from_bytes(size, "big")
                 if size and start + size > len(memory._bytes):
                     code.program_counter = pc
                     gm.gas_remaining = gas
@@ -350,14 +354,14 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                     gm.gas_remaining = gas
                     raise OutOfGas(f"Out of gas: Needed {cost} - Remaining {gas} - Reason: SHA3: word gas cost")
                 gas -= cost
-                append(keccak(bytes(memory._bytes[start:start + size])))
+                append(from_bytes(keccak(bytes(memory._bytes[start:start + size])), "big"))
             elif kind == _UNARY:
                 if not values:
                     code.program_counter = pc
                     gm.gas_remaining = gas
                     fn(computation)  # raises py-evm's InsufficientStack
                 a = values[-1]
-                values[-1] = arg(a if type(a) is int else int.from_bytes(a, "big"))
+                values[-1] = arg(a if type(a) is int else from_bytes(a, "big"))
             elif kind == _CONTEXT:
                 if len(values) > 1023:
                     code.program_counter = pc
@@ -371,8 +375,8 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                     fn(computation)  # raises py-evm's InsufficientStack
                 start = values[-1]
                 if type(start) is not int:
-                    start = int.from_bytes(start, "big")
-                values[-1] = data[start:start + 32].ljust(32, b"\x00").lstrip(b"\x00")
+                    start = from_bytes(start, "big")
+                values[-1] = from_bytes(data[start:start + 32].ljust(32, b"\x00"), "big")
             elif kind == _STOP:
                 break
             else:  # _STATIC: a py-evm logic function after its static gas
@@ -445,7 +449,7 @@ def pop_ints(self: Stack, num_items: int) -> tuple[int, ...]:
     if num_items == 2 and len(values) >= 2:
         a = values.pop()
         b = values.pop()
-        return (a if type(a) is int else int.from_bytes(a, "big"), b if type(b) is int else int.from_bytes(b, "big"))
+        return (a if type(a) is int else _from_bytes(a, "big"), b if type(b) is int else _from_bytes(b, "big"))
     return _ORIGINAL["pop_ints"](self, num_items)
 
 
@@ -454,7 +458,7 @@ def pop1_int(self: Stack) -> int:
         value = self.values.pop()
     except IndexError:
         raise InsufficientStack("Wanted 1 stack item, had none")
-    return value if type(value) is int else int.from_bytes(value, "big")
+    return value if type(value) is int else _from_bytes(value, "big")
 
 
 def push_int(self: Stack, value: int) -> None:
