@@ -215,6 +215,14 @@ def test_calldataload_matches_py_evm(data: bytes) -> None:
     both(run_code, results_in_memory([("35", o) for o in offsets]), GAS, data)
 
 
+def test_loaded_words_read_as_bytes_match_py_evm() -> None:
+    """CALLDATALOAD, MLOAD and SHA3 results consumed by py-evm ops that read stack items as bytes."""
+    data = b"\x00" * 12 + CALLEE + b"\x00" * 31 + b"\x07"
+    code = asm(0, "35", "3f", 32, "35", 0, "53", 32, "35", 5, "5d", 5, "5c", 1, "52", 0, "51", "80", "3b", "01",
+               0x40, "52", 0x20, 0, "20", 0x60, "53", 0x80, 0, "f3")
+    both(run_code, code, GAS, data)
+
+
 @pytest.mark.filterwarnings("ignore:SELFDESTRUCT opcode:DeprecationWarning")
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_code_cases_match_py_evm(name: str) -> None:

@@ -5,13 +5,20 @@ Applied from speedups.apply(); `restore()` puts py-evm's originals back (tests c
   opcode positions; py-evm re-derived it by scanning back up to 32 bytes for every jump target
   of every message.
 * `apply_computation`: py-evm's, but the opcode loop charges static gas inline (no
-  Opcode.__call__ → computation.consume_gas → GasMeter.consume_gas per opcode) and runs PUSH,
-  DUP, SWAP, POP, JUMP, JUMPI and JUMPDEST directly on the stack list, raising the exceptions
-  py-evm's stack and flow logic raise. Anything else, and any table entry that is not a plain
-  py-evm opcode (debug tracing's wrappers, CALL/CREATE classes), is called as py-evm calls it.
-  Computations with their own gas/stack plumbing or with DEBUG2 logging run py-evm's loop.
+  Opcode.__call__ → computation.consume_gas → GasMeter.consume_gas per opcode) and runs the
+  stack, flow, pure arithmetic/comparison, message-context, MSTORE/MLOAD/CALLDATALOAD and SHA3
+  ops directly on the stack list and memory (memory growth charged as py-evm's extend_memory
+  does), raising the exceptions py-evm raises with the same messages. The program counter and
+  the gas left live in locals and are written back before every py-evm call, every exception and
+  the end. Anything else, and any table entry that is not a plain py-evm opcode (debug tracing's
+  wrappers, CALL/CREATE classes), is called as py-evm calls it. Computations with their own
+  gas/stack/memory plumbing or with DEBUG2 logging run py-evm's loop.
+* The inlined ops push ints where py-evm pushes PUSH data or loaded words as bytes: every
+  consumer reads an item as the same number (py-evm's to_int) or as bytes left-padded to a word,
+  a byte or an address, so results are the same; only a DEBUG2 stack dump would differ, and that
+  case runs py-evm's loop (debug traces do too: all their table entries are wrappers).
 * Stack `pop_ints`/`push_int` and `extend_memory` without the generic helper calls and
-  re-validation on their common paths; a stack item is an int or (PUSH data) bytes, read with
+  re-validation on their common paths; a stack item is an int or bytes, read with
   int.from_bytes as py-evm's to_int does.
 """
 
