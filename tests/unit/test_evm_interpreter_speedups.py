@@ -201,6 +201,8 @@ CASES.update({
     "sha3 at 2**255 runs out of gas": asm(1, 1 << 255, "20"),
     "sha3 word gas runs out": asm(1, 111968, "52", 112000, 0, "20"),
     "stack underflow sha3": asm(1, "20"),
+    "stack underflow sload": asm("54"),
+    "sload cold then warm": asm(1, "54", 1, "54", "01", 2, "54", "01", 0, "55"),
     "every push width": results_in_memory([("01", "5f", "5f"), *((("18", f"{0x5f + n:02x}" + "a5" * (n - 1) + "01",
                                                                (1 << 8 * n) - 1)) for n in range(1, 33))]),
     "truncated push1 at the end": asm(1, 0, "55", "60"),
@@ -232,7 +234,7 @@ def test_code_cases_match_py_evm(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["memory expansion", "sha3 within paid memory, then expanding it",
-                                  "mstore and mload within paid memory", "arithmetic"])
+                                  "mstore and mload within paid memory", "sload cold then warm"])
 def test_out_of_gas_at_every_step_matches_py_evm(name: str) -> None:
     code = CASES[name]
     used = GAS - run_code(code)[3]

@@ -32,6 +32,8 @@ from eth.exceptions import FullStack, Halt, InsufficientStack, InvalidInstructio
 from eth.validation import validate_stack_int
 from eth.vm.code_stream import CodeStream
 from eth.vm.computation import NO_RESULT, BaseComputation, memory_gas_cost
+from eth.vm.forks.berlin import constants as berlin_constants
+from eth.vm.forks.berlin import logic as berlin_logic
 from eth.vm.gas_meter import GasMeter
 from eth.vm.logic import arithmetic, comparison, context, duplication, flow, swap
 from eth.vm.logic import memory as memory_logic
@@ -78,7 +80,7 @@ def is_valid_opcode(self: CodeStream, position: int) -> bool:
 
 # Entry kinds of a compiled opcode table.
 (_CALL, _STATIC, _PUSH, _DUP, _SWAP, _POP, _JUMPDEST, _JUMP, _JUMPI, _BINARY, _UNARY, _CONTEXT, _MSTORE, _MLOAD,
- _CALLDATALOAD, _STOP, _SHA3) = range(17)
+ _CALLDATALOAD, _STOP, _SHA3, _SLOAD) = range(18)
 
 
 def _signed(value: int) -> int:
@@ -118,7 +120,8 @@ _CONTEXT_OPS: dict[Any, Any] = {
 _SPECIAL: dict[Any, tuple[int, Any]] = {flow.stop: (_STOP, 0), flow.jumpdest: (_JUMPDEST, 0), flow.jump: (_JUMP, 0),
                                         flow.jumpi: (_JUMPI, 0), stack_logic.pop: (_POP, 0),
                                         memory_logic.mstore: (_MSTORE, 0), memory_logic.mload: (_MLOAD, 0),
-                                        context.calldataload: (_CALLDATALOAD, 0), sha3_logic.sha3: (_SHA3, 0)}
+                                        context.calldataload: (_CALLDATALOAD, 0), sha3_logic.sha3: (_SHA3, 0),
+                                        berlin_logic.sload_eip2929: (_SLOAD, 0)}
 for _n in range(33):
     _SPECIAL[getattr(stack_logic, f"push{_n}")] = (_PUSH, _n)
 for _n in range(1, 17):
@@ -384,6 +387,28 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                 if type(start) is not int:
                     start = from_bytes(start, "big")
                 values[-1] = from_bytes(data[start:start + 32].ljust(32, b"\x00"), "big")
+            elif kind == _SLOAD:  # py-evm's sload_eip2929
+                if not values:
+                    code.program_counter = pc
+                    gm.gas_remaining = gas
+                    fn(computation)  # raises py-evm's InsufficientStack
+                slot = pop()
+                if type(slot) is not int:
+                    slot = from_bytes(slot, "big")
+                code.program_counter = pc  # the state is py-evm's: what it raises leaves the loop
+                gm.gas_remaining = gas
+                state = computation.state
+                address = computation.msg.storage_address
+                if state.is_storage_warm(address, slot):
+                    cost = berlin_constants.WARM_STORAGE_READ_COST
+                else:
+                    state.mark_storage_warm(address, slot)
+                    cost = berlin_constants.COLD_SLOAD_COST
+                if cost > gas:
+                    raise OutOfGas(f"Out of gas: Needed {cost} - Remaining {gas} - Reason: SLOAD")
+                gas -= cost
+                gm.gas_remaining = gas
+                append(state.get_storage(address=address, slot=slot))
             elif kind == _STOP:
                 break
             else:  # _STATIC: a py-evm logic function after its static gas
