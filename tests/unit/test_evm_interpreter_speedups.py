@@ -22,7 +22,7 @@ from eth_utils import keccak, to_checksum_address
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simnode.vms.evm import fast_interpreter, speedups, trace
+from simnode.vms.evm import fast_interpreter, speedups, tracing
 from simnode.vms.evm.chain import EVMChain
 from simnode.vms.evm.execution import CallArgs, Executor
 from simnode.vms.evm.rules import AvalancheVM
@@ -98,19 +98,17 @@ def _chain() -> EVMChain:
 def run_code(code: bytes, gas: int = GAS, data: bytes = b"", value: int = 0, tracer: str | None = None) -> tuple:
     chain = _chain()
     ex = Executor(chain)
-    vm_class = trace.tracing_vm(chain.vm_class) if tracer else None
-    state = ex.build_state(None, True, gas, vm_class=vm_class)
+    vm_class = tracing.tracing_vm(chain.vm_class) if tracer else None
+    state = ex.build_state(None, True, vm_class=vm_class)
     state.set_code(TARGET, code)
     utx = AvalancheVM.create_unsigned_transaction(nonce=state.get_nonce(EWOQ_ADDR), gas_price=0, gas=gas, to=TARGET,
                                                   value=value, data=data)
-    tr = trace.Tracer(tracer) if tracer else None
+    tr = tracing.Tracer(tracer) if tracer else None
     if tr:
-        trace._ACTIVE.append(tr)
-    try:
+        with tracing.tracing(tr):
+            comp = state.apply_transaction(SpoofTransaction(utx, from_=EWOQ_ADDR))
+    else:
         comp = state.apply_transaction(SpoofTransaction(utx, from_=EWOQ_ADDR))
-    finally:
-        if tr:
-            trace._ACTIVE.pop()
     return (comp.is_error, repr(getattr(comp, "_error", None)), comp.output, comp.get_gas_remaining(), comp.get_gas_refund(),
             comp.get_log_entries(), state.make_state_root(), tr and (tr.logs, tr.root))
 

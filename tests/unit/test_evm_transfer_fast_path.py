@@ -22,7 +22,7 @@ from simnode.vms.evm import transfer
 from simnode.vms.evm.chain import ChainError, EVMChain
 from simnode.vms.evm.execution import CallArgs, Executor
 from simnode.vms.evm.rules import BLACKHOLE, ZERO_HASH, AvalancheVM
-from simnode.vms.evm.trace import tracing_vm
+from simnode.vms.evm.tracing import tracing_vm
 from simnode.vms.evm.transfer import TransferComputation, is_plain_transfer
 
 from .test_evm_engine import EWOQ, KEYS, make_chain, signed

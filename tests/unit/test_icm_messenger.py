@@ -50,7 +50,8 @@ from simnode.icm.messages import (
     send_specified_receipts_calldata,
 )
 from simnode.vms.evm import predicates
-from simnode.vms.evm.execution import CallArgs, Executor, revert_message
+from simnode.vms.evm.execution import CallArgs, Executor
+from simnode.vms.evm.vmerrors import revert_message
 from simnode.vms.evm.precompiles import warp
 from simnode.vms.evm.precompiles.vmclasses import vm_class_for
 from simnode.vms.evm.rules import AvalancheVM
@@ -156,7 +157,7 @@ class Sandbox:
                                                               _precompiles=precompiles)
         vm = with_warp.configure(__name__="SandboxVM", _state_class=state_class.configure(
             __name__="SandboxState", computation_class=computation))
-        self.state = Executor(make_chain()).build_state(None, True, GAS, vm_class=vm)
+        self.state = Executor(make_chain()).build_state(None, True, vm_class=vm)
         self.state.warp_identity = warp.Identity(NETWORK_ID, blockchain_id, b"\x00" * 32)
         self.state.set_nonce(WARP, 1)
         self.state.set_code(WARP, b"\x01")

@@ -7,22 +7,25 @@ is persisted. Errors use geth's wording; a revert becomes code 3 with the revert
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import rlp
-from eth.exceptions import InvalidInstruction, OutOfGas, Revert
-from eth.vm.execution_context import ExecutionContext
+from eth._utils.address import generate_contract_address
+from eth.exceptions import OutOfGas, Revert
 from eth.vm.spoof import SpoofTransaction
 from trie import HexaryTrie
 
-from ...rpc.jsonrpc import RPCError
 from ...crypto.hashing import keccak256
+from ...rpc.jsonrpc import RPCError
 from . import gasprofile
+from .access_list import AccessListTracer
 from .chain import RPC_GAS_CAP, BlockInfo, ChainError, evm_header
 from .gasprofile import profiling_vm
 from .rpcjson import parse_address, parse_quantity
 from .rules import AvalancheVM
+from .tracing import tracing, tracing_vm
+from .vmerrors import revert_error, vm_error_text
 
 if TYPE_CHECKING:
     from .chain import EVMChain
@@ -31,17 +34,14 @@ if TYPE_CHECKING:
 PROFILED_ESTIMATES = True
 SHARED_STATES = 4  # block contexts whose state Executor.shared_state keeps
 SHARED_STATE_RUNS = 256  # runs on one shared state before it is built anew
-
-PANIC_REASONS = {
-    0x00: "generic panic", 0x01: "assert(false)", 0x11: "arithmetic underflow or overflow",
-    0x12: "division or modulo by zero", 0x21: "enum overflow", 0x22: "invalid encoded storage byte array accessed",
-    0x31: "out-of-bounds array access; popping on an empty array", 0x32: "out-of-bounds access of an array or bytesslice",
-    0x41: "out of memory", 0x51: "uninitialized function",
-}
-
+MAX_INITCODE_SIZE = 49152  # EIP-3860 (Durango)
 
 @dataclass(slots=True)
 class CallArgs:
+    """A call's TransactionArgs. `nonce` is kept for the methods that sign or build a tx; a
+    call, an estimate, an access list or a traced call never reads it (coreth's ToMessage copies
+    no nonce and skips the account checks)."""
+
     sender: bytes
     to: bytes | None
     gas: int | None
@@ -51,7 +51,39 @@ class CallArgs:
     value: int
     data: bytes
     nonce: int | None
-    access_list: list | None
+    access_list: list[tuple[bytes, list[int]]] | None
+
+    @property
+    def paying(self) -> bool:
+        """Whether the message's gas price is above zero (ToMessage): with a zero price the EVM
+        runs with base fee 0 (NoBaseFee), so the fee checks and BASEFEE see 0."""
+        return bool(self.gas_price or self.max_fee)
+
+    def fees(self, base_fee: int) -> tuple[int, int, int]:
+        """(gas price, fee cap, tip cap) as coreth's ToMessage derives them from the args."""
+        if self.gas_price is not None:
+            return self.gas_price, self.gas_price, self.gas_price
+        fee_cap = self.max_fee or 0
+        tip_cap = self.tip or 0
+        price = min(tip_cap + base_fee, fee_cap) if fee_cap or tip_cap else 0
+        return price, fee_cap, tip_cap
+
+
+class MessageRefused(ChainError):
+    """core.ApplyMessage's refusal of a message before it runs (fee checks, gas purchase,
+    intrinsic gas, value transfer). Each RPC method wraps core's text its own way."""
+
+    def __init__(self, text: str, intrinsic: bool = False) -> None:
+        super().__init__(text)
+        self.text = text
+        self.intrinsic = intrinsic
+
+
+def checksummed(address: bytes) -> str:
+    """common.Address.Hex(): EIP-55, as core's error texts print an address."""
+    from eth_utils import to_checksum_address
+
+    return to_checksum_address(address)
 
 
 class CallTransaction(SpoofTransaction):
@@ -64,44 +96,6 @@ class CallTransaction(SpoofTransaction):
         return value
 
 
-def with_gas_limit(ctx: ExecutionContext, gas_limit: int) -> ExecutionContext:
-    """`ctx` with another block gas limit (the same block otherwise, its hashes included)."""
-    return ExecutionContext(coinbase=ctx.coinbase, timestamp=ctx.timestamp, block_number=ctx.block_number,
-                            difficulty=ctx.difficulty, mix_hash=ctx.mix_hash, gas_limit=gas_limit,
-                            prev_hashes=ctx.prev_hashes, chain_id=ctx.chain_id,
-                            base_fee_per_gas=ctx.base_fee_per_gas, excess_blob_gas=ctx.excess_blob_gas)
-
-
-def revert_message(data: bytes) -> str:
-    if data[:4] == bytes.fromhex("08c379a0"):
-        from eth_abi import decode as abi_decode  # ~25 ms to import: paid by the first revert, not at start
-
-        try:
-            (reason,) = abi_decode(["string"], data[4:])
-        except Exception:  # noqa: BLE001 - malformed Error(string): plain "execution reverted"
-            reason = None
-        if reason is not None:
-            return f"execution reverted: {reason}"
-    if data[:4] == bytes.fromhex("4e487b71") and len(data) >= 36:
-        code = int.from_bytes(data[4:36], "big")
-        reason = PANIC_REASONS.get(code, f"unknown panic code: {code:#x}")
-        return f"execution reverted: {reason}"
-    return "execution reverted"
-
-
-def revert_error(data: bytes) -> RPCError:
-    return RPCError(revert_message(data), 3, "0x" + data.hex())
-
-
-def vm_error_text(err: Exception) -> str:
-    if isinstance(err, OutOfGas):
-        return "out of gas"
-    if isinstance(err, InvalidInstruction):
-        return "invalid opcode: " + (str(err).split()[-1] if str(err) else "INVALID")
-    text = str(err) or type(err).__name__
-    return text
-
-
 class Executor:
     def __init__(self, chain: EVMChain) -> None:
         self.chain = chain
@@ -110,137 +104,145 @@ class Executor:
 
     # -------------------------------------------------------------- state
 
-    def _context_of(self, block: BlockInfo | None, free: bool, gas: int) -> tuple[BlockInfo, dict[str, Any]]:
-        """The block whose header a call executes on, and the header fields that change."""
+    def _context_of(self, block: BlockInfo | None, free: bool,
+                    block_overrides: dict[str, Any] | None = None) -> tuple[BlockInfo, dict[str, Any]]:
+        """The block whose header a call executes on, and the header fields that change
+        (`block_overrides`: eth_call's, as header fields). A call's gas may be above the block's
+        gas limit (eth_call's cap is), and GASLIMIT still reads the block's, as in coreth."""
         chain = self.chain
         latest = block is None or block.number == chain.head.number
         base = chain.head if latest else block
         changes: dict[str, Any] = {}
         if latest:
             changes["state_root"] = chain.state_root
-        if free:
-            changes["base_fee_per_gas"] = 0
-        elif latest:
             # "latest" executes like the next block would: with the next block's base fee
             changes["base_fee_per_gas"] = chain.next_base_fee()
-        if gas > base.header.gas_limit:
-            changes["gas_limit"] = gas
+        if block_overrides:
+            changes.update(block_overrides)
+        if free:  # NoBaseFee with a zero gas price: the EVM sees base fee 0
+            changes["base_fee_per_gas"] = 0
         return base, changes
 
-    def shared_state(self, block: BlockInfo | None, free: bool, gas: int) -> Any:
+    def shared_state(self, block: BlockInfo | None, free: bool) -> Any:
         """build_state's state (with the estimator's gas profiling hooks, idle unless a profile
         is being recorded), kept for later calls with the same block, state root and base fee:
         a test's eth_call and eth_estimateGas before its next tx share one. Every run on it is
         reverted, as a block reverts a failed tx on its one state, so its account, code and
-        storage reads stay warm from call to call. The gas limit is the one field of the block
-        context that differs between them (eth_call's cap is above a block's limit), so the
-        state gets an execution context with the asked limit instead of a state of its own.
-        Renewed after SHARED_STATE_RUNS runs (a run's writes leave py-evm's per-account
-        bookkeeping behind, reverted but listed)."""
-        base, changes = self._context_of(block, free, gas)
-        gas_limit = changes.pop("gas_limit", base.header.gas_limit)
+        storage reads stay warm from call to call. Renewed after SHARED_STATE_RUNS runs (a run's
+        writes leave py-evm's per-account bookkeeping behind, reverted but listed)."""
+        base, changes = self._context_of(block, free)
         key = (base.hash, tuple(changes.items()))
         shared = self._shared.get(key)
         if shared is None or shared[1] >= SHARED_STATE_RUNS:
-            shared = self._shared[key] = [self.build_state(block, free, gas, profiling=True), 0]
+            shared = self._shared[key] = [self.build_state(block, free, profiling=True), 0]
             while len(self._shared) > SHARED_STATES:
                 self._shared.popitem(last=False)
         shared[1] += 1
         self._shared.move_to_end(key)
-        state = shared[0]
-        if state.execution_context.gas_limit != gas_limit:
-            state.execution_context = with_gas_limit(state.execution_context, gas_limit)
-        return state
+        return shared[0]
 
-    def build_state(self, block: BlockInfo | None, free: bool, gas: int, overrides: dict | None = None,
-                    vm_class: Any = None, profiling: bool = False) -> Any:
-        base, changes = self._context_of(block, free, gas)
+    def build_state(self, block: BlockInfo | None, free: bool, overrides: dict | None = None,
+                    vm_class: Any = None, profiling: bool = False,
+                    block_overrides: dict[str, Any] | None = None) -> Any:
+        header_overrides = dict(block_overrides or {})
+        blob_base_fee = header_overrides.pop("blob_base_fee", None)
+        base, changes = self._context_of(block, free, header_overrides)
         hdr = evm_header(base.header, **changes)
         if profiling:  # the same VM, its computation recording gas profiles (gasprofile.py)
             vm_class = profiling_vm(vm_class or self.chain.precompiles.vm_class_at(hdr.timestamp))
         state = self.chain.vm_at(hdr, vm_class=vm_class).state
+        if blob_base_fee is not None:
+            with_blob_base_fee(state, blob_base_fee)
         if overrides:
             apply_overrides(state, overrides)
         return state
 
     # -------------------------------------------------------------- one execution
 
-    def _tx(self, state: Any, args: CallArgs, gas: int) -> tuple[Any, int]:
-        price = self.effective_price(args, state.execution_context.base_fee_per_gas or 0)
-        nonce = state.get_nonce(args.sender) if args.nonce is None else args.nonce
+    def _message(self, state: Any, args: CallArgs, gas: int) -> Any:
+        """core.ApplyMessage's checks of a call message, in its order (preCheck without the
+        account checks, buyGas, intrinsic gas, the value, Durango's init code limit), then the tx
+        py-evm runs: the sender's own nonce (the args' is not read) and the message's gas price."""
+        base_fee = state.execution_context.base_fee_per_gas or 0
+        price, fee_cap, tip_cap = args.fees(base_fee)
+        if fee_cap or tip_cap:  # NoBaseFee skips the fee checks of an all-zero message only
+            if fee_cap < tip_cap:
+                raise MessageRefused(f"max priority fee per gas higher than max fee per gas: address "
+                                     f"{checksummed(args.sender)}, maxPriorityFeePerGas: {tip_cap}, maxFeePerGas: {fee_cap}")
+            if fee_cap < base_fee:
+                raise MessageRefused(f"max fee per gas less than block base fee: address {checksummed(args.sender)}, "
+                                     f"maxFeePerGas: {fee_cap}, baseFee: {base_fee}")
+        balance = state.get_balance(args.sender)
+        want = gas * fee_cap + args.value
+        if want >= 1 << 256:
+            raise MessageRefused(f"insufficient funds for gas * price + value: address {checksummed(args.sender)} "
+                                 "required balance exceeds 256 bits")
+        if balance < want:
+            raise MessageRefused(f"insufficient funds for gas * price + value: address {checksummed(args.sender)} "
+                                 f"have {balance} want {want}")
+        nonce = state.get_nonce(args.sender)
         to = args.to if args.to is not None else b""
         if args.access_list:
             # the list's gas counts, and a Warp predicate in it reads as valid (nothing verified it)
             utx = AvalancheVM.get_transaction_builder().new_unsigned_access_list_transaction(
                 chain_id=self.chain.evm_chain_id, nonce=nonce, gas_price=price, gas=gas, to=to, value=args.value,
-                data=args.data, access_list=_access_list(args.access_list))
+                data=args.data, access_list=args.access_list)
         else:
             utx = AvalancheVM.create_unsigned_transaction(nonce=nonce, gas_price=price, gas=gas, to=to,
                                                           value=args.value, data=args.data)
-        return CallTransaction(utx, from_=args.sender), price
-
-    @staticmethod
-    def effective_price(args: CallArgs, base_fee: int) -> int:
-        if args.gas_price is not None:
-            return args.gas_price
-        if args.max_fee is not None or args.tip is not None:
-            max_fee = args.max_fee if args.max_fee is not None else 0
-            tip = args.tip if args.tip is not None else 0
-            if max_fee == 0 and tip == 0:
-                return 0
-            return min(max_fee, base_fee + tip) if args.max_fee is not None else base_fee + tip
-        return 0
+        tx = CallTransaction(utx, from_=args.sender)
+        if tx.intrinsic_gas > gas:
+            raise MessageRefused(f"intrinsic gas too low: have {gas}, want {tx.intrinsic_gas}", intrinsic=True)
+        if args.value and balance - gas * price < args.value:
+            raise MessageRefused(f"insufficient funds for transfer: address {checksummed(args.sender)}")
+        if args.to is None and len(args.data) > MAX_INITCODE_SIZE:
+            raise MessageRefused(f"max initcode size exceeded: code size {len(args.data)} limit {MAX_INITCODE_SIZE}")
+        return tx
 
     def run(self, args: CallArgs, block: BlockInfo | None, gas: int | None = None,
-            overrides: dict | None = None, state: Any = None) -> Any:
-        gas = gas if gas is not None else (args.gas if args.gas is not None else RPC_GAS_CAP)
-        paying = bool(args.gas_price or args.max_fee or args.tip)
+            overrides: dict | None = None, state: Any = None, block_overrides: dict[str, Any] | None = None) -> Any:
+        """The call's computation on a state of `block` (its changes reverted afterwards);
+        MessageRefused where core would not run the message."""
+        gas = gas if gas is not None else call_gas(args)
         if state is None:
-            state = (self.build_state(block, not paying, gas, overrides) if overrides
-                     else self.shared_state(block, not paying, gas))
+            state = (self.build_state(block, not args.paying, overrides, block_overrides=block_overrides)
+                     if overrides or block_overrides else self.shared_state(block, not args.paying))
         snap = state.snapshot()
         try:
-            tx, price = self._tx(state, args, gas)
-            base_fee = state.execution_context.base_fee_per_gas or 0
-            fee_cap = args.gas_price if args.gas_price is not None else args.max_fee
-            if paying and fee_cap is not None and fee_cap < base_fee:
-                raise ChainError(f"max fee per gas less than block base fee: address 0x{args.sender.hex()}, "
-                                 f"maxFeePerGas: {fee_cap}, baseFee: {base_fee}")
-            balance = state.get_balance(args.sender)
-            cost = gas * price + args.value
-            if balance < cost:
-                if price == 0:
-                    raise ChainError(f"insufficient funds for transfer: address 0x{args.sender.hex()}")
-                raise ChainError(f"insufficient funds for gas * price + value: address 0x{args.sender.hex()} "
-                                 f"have {balance} want {cost}")
-            if tx.intrinsic_gas > gas:
-                raise ChainError(f"intrinsic gas too low: have {gas}, want {tx.intrinsic_gas}")
+            tx = self._message(state, args, gas)
             from eth_utils import ValidationError
             try:
                 return state.apply_transaction(tx)
-            except ValidationError as exc:
-                raise ChainError(translate_validation(str(exc))) from None
+            except ValidationError as exc:  # py-evm refusing what core's checks let through
+                raise MessageRefused(str(exc)) from None
         finally:
             state.revert(snap)
 
     # -------------------------------------------------------------- RPC-level operations
 
-    def call(self, args: CallArgs, block: BlockInfo | None, overrides: dict | None = None) -> bytes:
-        comp = self.run(args, block, overrides=overrides)
+    def call(self, args: CallArgs, block: BlockInfo | None, overrides: dict | None = None,
+             block_overrides: dict[str, Any] | None = None) -> bytes:
+        comp = self._call(args, block, overrides, block_overrides)
         if comp.is_error:
-            if isinstance(comp.error, Revert):
-                raise revert_error(comp.output)
-            raise ChainError(vm_error_text(comp.error))
+            raise execution_error(comp)
         return comp.output
 
+    def _call(self, args: CallArgs, block: BlockInfo | None, overrides: dict | None,
+              block_overrides: dict[str, Any] | None = None) -> Any:
+        """coreth's doCall: a refused message is an error naming the gas supplied."""
+        try:
+            return self.run(args, block, overrides=overrides, block_overrides=block_overrides)
+        except MessageRefused as exc:
+            raise ChainError(f"err: {exc.text} (supplied gas {call_gas(args)})") from None
+
     def call_detailed(self, args: CallArgs, block: BlockInfo | None, overrides: dict | None = None) -> dict:
-        comp = self.run(args, block, overrides=overrides)
-        gas = (args.gas if args.gas is not None else RPC_GAS_CAP)
-        used = gas - comp.get_gas_remaining()  # no refunds (rules.py)
+        comp = self._call(args, block, overrides)
+        used = call_gas(args) - comp.get_gas_remaining()  # no refunds (rules.py)
         out: dict[str, Any] = {"gas": used, "errCode": 0, "err": "", "returnData": "0x" + comp.output.hex()}
         if comp.is_error:
-            out["err"] = revert_message(comp.output) if isinstance(comp.error, Revert) else vm_error_text(comp.error)
-            out["errCode"] = 3 if isinstance(comp.error, Revert) else 0
+            err = execution_error(comp)
+            out["err"] = err.message if isinstance(err, RPCError) else str(err)
+            out["errCode"] = err.code if isinstance(err, RPCError) else 0
         return out
 
     def estimate(self, args: CallArgs, block: BlockInfo | None, overrides: dict | None = None) -> int:
@@ -250,41 +252,53 @@ class Executor:
         chain = self.chain
         base_block = block or chain.head
         hi_limit = base_block.header.gas_limit if block is not None else chain.next_fees()[2]
-        hi = args.gas if args.gas is not None and args.gas >= 21000 else hi_limit
+        requested = min(args.gas, RPC_GAS_CAP) if args.gas is not None else hi_limit
+        hi = requested if requested >= 21000 else hi_limit
+        state = (self.build_state(block, not args.paying, overrides, profiling=True) if overrides
+                 else self.shared_state(block, not args.paying))
+        fee_cap = args.fees(state.execution_context.base_fee_per_gas or 0)[1]
+        if fee_cap:
+            balance = state.get_balance(args.sender)
+            if args.value >= balance:
+                raise ChainError("insufficient funds for transfer")
+            hi = min(hi, (balance - args.value) // fee_cap)
         hi = min(hi, RPC_GAS_CAP)
-        paying = bool(args.gas_price or args.max_fee or args.tip)
-        state = (self.build_state(block, not paying, hi, overrides, profiling=True) if overrides
-                 else self.shared_state(block, not paying, hi))
-        if paying:
-            fee_cap = args.gas_price if args.gas_price is not None else (args.max_fee or 0)
-            if fee_cap:
-                balance = state.get_balance(args.sender)
-                if args.value > balance:
-                    raise ChainError("insufficient funds for transfer")
-                allowance = (balance - args.value) // fee_cap
-                hi = min(hi, allowance)
+
+        def execute(gas: int) -> Any:
+            """The run at `gas`, None where core refuses for want of intrinsic gas (a failure
+            the search raises the gas for); any other refusal ends the estimate."""
+            try:
+                return self.run(args, None, gas=gas, state=state)
+            except MessageRefused as exc:
+                if exc.intrinsic:
+                    return None
+                raise ChainError(f"failed with {gas} gas: {exc.text}") from None
+
         # plain value transfer to an account without code: 21000, as geth
-        if not args.data and args.to is not None and not state.get_code(args.to) and not overrides:
-            comp = self.run(args, None, gas=21000, state=state) if hi >= 21000 else None
+        if not args.data and args.to is not None and not state.get_code(args.to):
+            try:
+                comp = self.run(args, None, gas=21000, state=state)
+            except MessageRefused:
+                comp = None
             if comp is not None and not comp.is_error:
                 return 21000
         profile = gasprofile.start()
         try:
-            comp = self.run(args, None, gas=hi, state=state)
+            comp = execute(hi)
         finally:
             gasprofile.stop()
+        if comp is None or (comp.is_error and isinstance(comp.error, OutOfGas)):
+            raise ChainError(f"gas required exceeds allowance ({hi})")
         if comp.is_error:
-            if isinstance(comp.error, Revert):
-                raise revert_error(comp.output)
-            if isinstance(comp.error, OutOfGas):
-                raise ChainError(f"gas required exceeds allowance ({hi})")
-            raise ChainError(vm_error_text(comp.error))
+            raise execution_error(comp)
         used = hi - comp.get_gas_remaining()  # no refunds (rules.py): what the tx is charged
         if PROFILED_ESTIMATES and not profile.gas_dependent:
             need = profile.needs(hi, used)
             fails = lambda gas: gas < need  # noqa: E731
         else:
-            fails = lambda gas: self.run(args, None, gas=gas, state=state).is_error  # noqa: E731
+            def fails(gas: int) -> bool:
+                probe = execute(gas)
+                return probe is None or probe.is_error
         lo = max(used - 1, 20999)
         optimistic = (used + 2300) * 64 // 63
         if optimistic < hi:
@@ -304,41 +318,35 @@ class Executor:
         return hi
 
     def access_list(self, args: CallArgs, block: BlockInfo | None) -> dict:
-        gas = args.gas if args.gas is not None else RPC_GAS_CAP
-        paying = bool(args.gas_price or args.max_fee or args.tip)
-        state = self.build_state(block, not paying, gas)
-        touched: dict[bytes, set[int]] = {}
-        orig_addr, orig_slot = state.mark_address_warm, state.mark_storage_warm
-
-        def mark_addr(address: bytes) -> None:
-            touched.setdefault(address, set())
-            orig_addr(address)
-
-        def mark_slot(address: bytes, slot: int) -> None:
-            touched.setdefault(address, set()).add(slot)
-            orig_slot(address, slot)
-
-        state.mark_address_warm = mark_addr
-        state.mark_storage_warm = mark_slot
-        comp = self.run(args, None, gas=gas, state=state)
-        precompiles = set(state.computation_class.get_precompiles())
-        excluded = {args.sender, args.to, *precompiles}
-        if args.to is None:
-            from eth._utils.address import generate_contract_address
-            excluded.add(generate_contract_address(args.sender, state.get_nonce(args.sender)))
-        entries = []
-        for addr in sorted(touched):
-            if addr in excluded and not touched[addr]:
-                continue
-            if addr in precompiles:
-                continue
-            entries.append({"address": "0x" + addr.hex(),
-                            "storageKeys": ["0x" + s.to_bytes(32, "big").hex() for s in sorted(touched[addr])]})
-        used = gas - comp.get_gas_remaining()  # no refunds (rules.py)
-        used += sum(2400 + 1900 * len(e["storageKeys"]) for e in entries)
-        out: dict[str, Any] = {"accessList": entries, "gasUsed": hex(used)}
+        """coreth's AccessList: run with geth's access-list tracer, again with the list it found,
+        until a run finds the list it ran with; that list and that run's gas. `args` have
+        setDefaults' values (fees, nonce, gas)."""
+        chain = self.chain
+        at = block or chain.head
+        to = args.to if args.to is not None else generate_contract_address(args.sender, args.nonce or 0)
+        state = self.build_state(block, not args.paying,
+                                 vm_class=tracing_vm(chain.precompiles.vm_class_at(at.header.timestamp)))
+        excluded = frozenset({args.sender, to, *chain.active_precompiles(state.execution_context.timestamp)})
+        found = AccessListTracer(args.access_list or [], excluded)
+        while True:
+            listed = found.entries()
+            args_with_list = replace(args, access_list=listed)
+            found = AccessListTracer(listed, excluded)
+            try:
+                with tracing(found):
+                    comp = self.run(args_with_list, None, state=state)
+            except MessageRefused as exc:
+                raise ChainError(f"failed to apply transaction: 0x{unsigned_tx_hash(chain, args_with_list).hex()} "
+                                 f"err: {exc.text}") from None
+            if found.entries() == listed:
+                break
+        out: dict[str, Any] = {
+            "accessList": [{"address": "0x" + a.hex(), "storageKeys": ["0x" + k.to_bytes(32, "big").hex() for k in keys]}
+                           for a, keys in listed],
+            "gasUsed": hex(call_gas(args) - comp.get_gas_remaining()),  # no refunds (rules.py)
+        }
         if comp.is_error:
-            out["error"] = revert_message(comp.output) if isinstance(comp.error, Revert) else vm_error_text(comp.error)
+            out["error"] = vm_error_text(comp.error)
         return out
 
     def proof(self, address: bytes, slots: list[int], block: BlockInfo | None) -> dict:
@@ -366,27 +374,49 @@ class Executor:
         }
 
 
-def _access_list(entries: Any) -> list[tuple[bytes, list[int]]]:
-    """A JSON accessList ([{address, storageKeys}]) as py-evm takes it."""
-    out = []
-    try:
-        for entry in entries:
-            keys = [int(k, 16) for k in entry.get("storageKeys") or []]
-            out.append((parse_address(entry["address"]), keys))
-    except (AttributeError, KeyError, TypeError, ValueError):
-        raise ChainError("invalid access list") from None
-    return out
+def call_gas(args: CallArgs) -> int:
+    """The message's gas limit: the args' gas, at most the RPC gas cap (coreth caps, it does not refuse)."""
+    return min(args.gas, RPC_GAS_CAP) if args.gas is not None else RPC_GAS_CAP
 
 
-def translate_validation(text: str) -> str:
-    low = text.lower()
-    if "nonce" in low:
-        return "nonce too high" if "expected" in low else "nonce too low"
-    if "insufficient" in low or "afford" in low:
-        return "insufficient funds for gas * price + value"
-    if "intrinsic" in low:
-        return "intrinsic gas too low"
-    return text
+def execution_error(comp: Any) -> Exception:
+    """A failed run as eth_call answers it: a revert with data is code 3 with the data (and its
+    reason); anything else, an empty revert included, is the EVM's error text."""
+    if isinstance(comp.error, Revert) and comp.output:
+        return revert_error(comp.output)
+    return ChainError(vm_error_text(comp.error))
+
+
+def unsigned_tx_hash(chain: EVMChain, args: CallArgs) -> bytes:
+    """The hash of the tx the args describe, unsigned (coreth's toTransaction().Hash())."""
+    builder = AvalancheVM.get_transaction_builder()
+    to = args.to if args.to is not None else b""
+    common = dict(nonce=args.nonce or 0, gas=call_gas(args), to=to, value=args.value, data=args.data)
+    if args.max_fee is not None:
+        tx = builder.new_dynamic_fee_transaction(
+            chain_id=chain.evm_chain_id, max_priority_fee_per_gas=args.tip or 0, max_fee_per_gas=args.max_fee,
+            access_list=args.access_list or [], y_parity=0, r=0, s=0, **common)
+    elif args.access_list is not None:
+        tx = builder.new_access_list_transaction(chain_id=chain.evm_chain_id, gas_price=args.gas_price or 0,
+                                                 access_list=args.access_list, y_parity=0, r=0, s=0, **common)
+    else:
+        tx = builder.new_transaction(gas_price=args.gas_price or 0, v=0, r=0, s=0, **common)
+    return tx.hash
+
+
+_BLOB_FEE_CLASSES: dict[type, type] = {}
+
+
+def with_blob_base_fee(state: Any, fee: int) -> None:
+    """`state` reading `fee` as the blob base fee (eth_call's blobBaseFee override; py-evm derives
+    it from the header's excess blob gas, which cannot express every fee)."""
+    cls = type(state)
+    sub = _BLOB_FEE_CLASSES.get(cls)
+    if sub is None:
+        sub = _BLOB_FEE_CLASSES[cls] = type(cls.__name__, (cls,), {
+            "blob_base_fee": property(lambda self: self.blob_base_fee_override)})
+    state.__class__ = sub
+    state.blob_base_fee_override = fee
 
 
 def apply_overrides(state: Any, overrides: dict) -> None:

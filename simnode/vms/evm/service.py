@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import replace
 from typing import Any
 
 from ...crypto.hashing import keccak256
@@ -95,6 +96,7 @@ class EthAPI:
         return None if b is None or b.number == self.chain.head.number else b
 
     def call_args(self, obj: Any, arg: int = 0) -> CallArgs:
+        """TransactionArgs as geth unmarshals them (quantities within their Go types' widths)."""
         if not isinstance(obj, dict):
             raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into TransactionArgs")
         data = obj.get("input")
@@ -102,16 +104,45 @@ class EthAPI:
             data = obj.get("data")
         elif obj.get("data") is not None and obj.get("data") != data:
             raise ChainError('both "data" and "input" are set and not equal. Please use "input" to pass transaction call data')
-        q = lambda k: parse_quantity(obj[k], arg) if obj.get(k) is not None else None
-        if obj.get("gasPrice") is not None and (obj.get("maxFeePerGas") is not None or obj.get("maxPriorityFeePerGas") is not None):
-            raise ChainError("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
-        return CallArgs(
+        q = lambda k, bits: _args_quantity(obj, k, bits, arg)  # noqa: E731
+        args = CallArgs(
             sender=parse_address(obj["from"], arg) if obj.get("from") else b"\x00" * 20,
             to=parse_address(obj["to"], arg) if obj.get("to") else None,
-            gas=q("gas"), gas_price=q("gasPrice"), max_fee=q("maxFeePerGas"), tip=q("maxPriorityFeePerGas"),
-            value=q("value") or 0, data=parse_data(data, arg), nonce=q("nonce"),
-            access_list=obj.get("accessList"),
+            gas=q("gas", 64), gas_price=q("gasPrice", 256), max_fee=q("maxFeePerGas", 256),
+            tip=q("maxPriorityFeePerGas", 256), value=q("value", 256) or 0, data=parse_data(data, arg),
+            nonce=q("nonce", 64), access_list=_access_list(obj.get("accessList"), arg),
         )
+        if args.gas_price is not None and (args.max_fee is not None or args.tip is not None):
+            raise ChainError("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
+        return args
+
+    def access_list_args(self, obj: Any) -> CallArgs:
+        """coreth's setDefaults for eth_createAccessList: fees (the oracle's tip, twice the head's
+        base fee on top), the pending nonce, the RPC gas cap; the chain ID checked."""
+        args = self.call_args(obj)
+        chain = self.chain
+        chain_id = _args_quantity(obj, "chainId", 256, 0)
+        if chain_id is not None and chain_id != chain.evm_chain_id:
+            raise ChainError(f"chainId does not match node's (have={chain_id}, want={chain.evm_chain_id})")
+        if args.max_fee is not None and args.tip is not None:
+            if args.max_fee == 0:
+                raise ChainError("maxFeePerGas must be non-zero")
+            if args.max_fee < args.tip:
+                raise ChainError(f"maxFeePerGas ({hex(args.max_fee)}) < maxPriorityFeePerGas ({hex(args.tip)})")
+        elif args.gas_price is not None:
+            if args.gas_price == 0:
+                raise ChainError("gasPrice must be non-zero after london fork")
+        else:
+            tip = args.tip if args.tip is not None else self.suggested_tip()
+            max_fee = args.max_fee if args.max_fee is not None else tip + 2 * (chain.head.header.base_fee_per_gas or 0)
+            if max_fee < tip:
+                raise ChainError(f"maxFeePerGas ({hex(max_fee)}) < maxPriorityFeePerGas ({hex(tip)})")
+            args = replace(args, max_fee=max_fee, tip=tip)
+        if args.nonce is None:
+            args = replace(args, nonce=chain.pending_nonce(args.sender))
+        if args.to is None and not args.data:
+            raise ChainError("contract creation without any data provided")
+        return args
 
     def suggested_tip(self) -> int:
         """coreth's gas price oracle (eth/gasprice with ethconfig's defaults): the 40th percentile
@@ -322,6 +353,65 @@ class EthAPI:
         return hb(self.chain.submit_tx(tx, raw, sender))  # mined before the next request, as send_raw
 
 
+def _args_quantity(obj: dict, key: str, bits: int, arg: int) -> int | None:
+    """A TransactionArgs quantity: hexutil.Uint64 (64 bits) or *hexutil.Big (256 bits)."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    n = parse_quantity(value, arg)
+    if n >= 1 << bits:
+        go_type = "hexutil.Uint64" if bits == 64 else "*hexutil.Big"
+        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal hex number > {bits} bits into Go struct "
+                            f"field TransactionArgs.{key} of type {go_type}")
+    return n
+
+
+def _access_list(entries: Any, arg: int) -> list[tuple[bytes, list[int]]] | None:
+    """A JSON accessList ([{address, storageKeys}]) as py-evm's txs take it."""
+    if entries is None:
+        return None
+    invalid = InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go struct field "
+                            "TransactionArgs.accessList of type types.AccessList")
+    if not isinstance(entries, list):
+        raise invalid
+    out = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("address"), str):
+            raise invalid
+        keys = entry.get("storageKeys") or []
+        if not isinstance(keys, list):
+            raise invalid
+        out.append((parse_address(entry["address"], arg), [int.from_bytes(parse_hash(k, arg), "big") for k in keys]))
+    return out
+
+
+_BLOCK_OVERRIDES = {"number": ("block_number", 256), "difficulty": ("difficulty", 256), "time": ("timestamp", 64),
+                    "gaslimit": ("gas_limit", 64), "basefee": ("base_fee_per_gas", 256),
+                    "blobbasefee": ("blob_base_fee", 256)}
+
+
+def parse_block_overrides(obj: Any, arg: int) -> dict[str, Any] | None:
+    """eth_call's BlockOverrides (Go field names, matched without case) as header fields."""
+    if obj is None:
+        return None
+    if not isinstance(obj, dict):
+        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.BlockOverrides")
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        name = key.lower()
+        if value is None:
+            continue
+        if name == "coinbase":
+            out["coinbase"] = parse_address(value, arg)
+        elif name in _BLOCK_OVERRIDES:
+            field, bits = _BLOCK_OVERRIDES[name]
+            n = parse_quantity(value, arg)
+            if n >= 1 << bits:
+                raise InvalidParams(f"invalid argument {arg}: hex number > {bits} bits")
+            out[field] = n
+    return out
+
+
 def _hex_or_decimal(v: Any) -> int:
     """math.HexOrDecimal64: a JSON number, a 0x quantity or a decimal string."""
     if isinstance(v, str) and not v.lower().startswith("0x"):
@@ -502,9 +592,9 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
 
     reg("eth_getLogs", api.get_logs, 1)
 
-    def call(obj: Any, tag: Any = None, overrides: Any = None, _block_overrides: Any = None) -> str:
+    def call(obj: Any, tag: Any = None, overrides: Any = None, block_overrides: Any = None) -> str:
         args = api.call_args(obj)
-        return hb(ex.call(args, api._latest_or_block(tag), overrides))
+        return hb(ex.call(args, api._latest_or_block(tag), overrides, parse_block_overrides(block_overrides, 3)))
     reg("eth_call", call, 1, 4)
 
     def call_detailed(obj: Any, tag: Any = None, overrides: Any = None) -> dict:
@@ -516,7 +606,8 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
     reg("eth_estimateGas", estimate, 1, 3)
 
     def create_access_list(obj: Any, tag: Any = None) -> dict:
-        return ex.access_list(api.call_args(obj), api._latest_or_block(tag))
+        block = api._latest_or_block(tag)
+        return ex.access_list(api.access_list_args(obj), block)
     reg("eth_createAccessList", create_access_list, 1, 2)
 
     def get_proof(addr: Any, keys: Any, tag: Any = None) -> dict:
