@@ -152,6 +152,10 @@ def test_block_overrides(rpc):
     assert out[:3] == [0x99, 0x12345678, int(coinbase, 16)] and out[4] == 0x7a1200
     head = words(call(rpc, "eth_call", [{"to": CODE_HOLDER}, "latest", override]))
     assert head[2] == int("0x0100000000000000000000000000000000000000", 16)  # the C-Chain's coinbase
+    traced = call(rpc, "debug_traceCall", [{"to": CODE_HOLDER}, "latest",
+                                           {"tracer": "callTracer", "stateOverrides": override,
+                                            "blockOverrides": {"number": "0x99", "time": "0x12345678"}}])
+    assert words(traced["output"])[:2] == [0x99, 0x12345678]
     # GASLIMIT is the block's, below the call's 50M gas (coreth keeps the header's limit)
     assert head[4] == int(call(rpc, "eth_getBlockByNumber", ["latest", False])["gasLimit"], 16) < RPC_GAS_CAP
 

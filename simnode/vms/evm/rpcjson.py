@@ -62,6 +62,33 @@ def parse_data(v: Any, arg: int = 0) -> bytes:
         raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
 
 
+_BLOCK_OVERRIDES = {"number": ("block_number", 256), "difficulty": ("difficulty", 256), "time": ("timestamp", 64),
+                    "gaslimit": ("gas_limit", 64), "basefee": ("base_fee_per_gas", 256),
+                    "blobbasefee": ("blob_base_fee", 256)}
+
+
+def parse_block_overrides(obj: Any, arg: int) -> dict[str, Any] | None:
+    """eth_call's BlockOverrides (Go field names, matched without case) as header fields."""
+    if obj is None:
+        return None
+    if not isinstance(obj, dict):
+        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.BlockOverrides")
+    out: dict[str, Any] = {}
+    for key, value in obj.items():
+        name = key.lower()
+        if value is None:
+            continue
+        if name == "coinbase":
+            out["coinbase"] = parse_address(value, arg)
+        elif name in _BLOCK_OVERRIDES:
+            field, bits = _BLOCK_OVERRIDES[name]
+            n = parse_quantity(value, arg)
+            if n >= 1 << bits:
+                raise InvalidParams(f"invalid argument {arg}: hex number > {bits} bits")
+            out[field] = n
+    return out
+
+
 def parse_hash(v: Any, arg: int = 0) -> bytes:
     b = parse_data(v, arg)
     if len(b) != 32:

@@ -18,8 +18,8 @@ from .accounts import address_of, dev_keys, sign_hash
 from .chain import BlockInfo, ChainError, EVMChain
 from .subnet import SubnetEVMChain
 from .execution import CallArgs, Executor
-from .rpcjson import (block_json, hb, header_json, hx, log_json, parse_address, parse_data, parse_hash,
-                      parse_quantity, pending_tx_json, receipt_json, tx_json)
+from .rpcjson import (block_json, hb, header_json, hx, log_json, parse_address, parse_block_overrides, parse_data,
+                      parse_hash, parse_quantity, pending_tx_json, receipt_json, tx_json)
 
 CLIENT_VERSION = "v1.14.2"
 FEE_HISTORY_MAX_CALL_BLOCKS = 2048  # coreth gasprice.DefaultMaxCallBlockHistory
@@ -382,33 +382,6 @@ def _access_list(entries: Any, arg: int) -> list[tuple[bytes, list[int]]] | None
         if not isinstance(keys, list):
             raise invalid
         out.append((parse_address(entry["address"], arg), [int.from_bytes(parse_hash(k, arg), "big") for k in keys]))
-    return out
-
-
-_BLOCK_OVERRIDES = {"number": ("block_number", 256), "difficulty": ("difficulty", 256), "time": ("timestamp", 64),
-                    "gaslimit": ("gas_limit", 64), "basefee": ("base_fee_per_gas", 256),
-                    "blobbasefee": ("blob_base_fee", 256)}
-
-
-def parse_block_overrides(obj: Any, arg: int) -> dict[str, Any] | None:
-    """eth_call's BlockOverrides (Go field names, matched without case) as header fields."""
-    if obj is None:
-        return None
-    if not isinstance(obj, dict):
-        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.BlockOverrides")
-    out: dict[str, Any] = {}
-    for key, value in obj.items():
-        name = key.lower()
-        if value is None:
-            continue
-        if name == "coinbase":
-            out["coinbase"] = parse_address(value, arg)
-        elif name in _BLOCK_OVERRIDES:
-            field, bits = _BLOCK_OVERRIDES[name]
-            n = parse_quantity(value, arg)
-            if n >= 1 << bits:
-                raise InvalidParams(f"invalid argument {arg}: hex number > {bits} bits")
-            out[field] = n
     return out
 
 

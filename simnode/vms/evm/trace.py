@@ -14,7 +14,7 @@ from eth.vm.chain_context import ChainContext
 from ...rpc.jsonrpc import EthService, RPCError
 from .chain import BlockInfo, ChainError, evm_header
 from .execution import MessageRefused, call_gas
-from .rpcjson import hb, hx, parse_hash
+from .rpcjson import hb, hx, parse_block_overrides, parse_hash
 from .tracing import Tracer, tracing, tracing_vm
 
 if TYPE_CHECKING:
@@ -103,11 +103,14 @@ def register_trace(svc: EthService, api: EthAPI) -> None:
         args = api.call_args(obj)
         block = api._latest_or_block(tag)
         tracer = _tracer_from(config)
-        overrides = (config or {}).get("stateOverrides") if isinstance(config, dict) else None
+        cfg = config if isinstance(config, dict) else {}
+        block_overrides = parse_block_overrides(cfg.get("blockOverrides"), 2)
         at = block or chain.head
         gas = call_gas(args)
-        state = api.exec.build_state(block, not args.paying, overrides,
-                                     vm_class=tracing_vm(chain.precompiles.vm_class_at(at.header.timestamp)))
+        timestamp = (block_overrides or {}).get("timestamp", at.header.timestamp)
+        state = api.exec.build_state(block, not args.paying, cfg.get("stateOverrides"),
+                                     vm_class=tracing_vm(chain.precompiles.vm_class_at(timestamp)),
+                                     block_overrides=block_overrides)
         try:
             with tracing(tracer):
                 comp = api.exec.run(args, block, state=state)
