@@ -215,3 +215,28 @@ def test_access_list_refusals_and_failures(w3, rpc, token):
     assert err["code"] == -32000
     assert err["message"].startswith("failed to apply transaction: 0x")
     assert f"err: insufficient funds for gas * price + value: address {poor} have 0 want " in err["message"]
+
+
+def test_state_overrides(rpc, token):
+    holder = "0x" + "12" * 20
+    read = {"to": token.address, "data": token.encode_abi("balanceOf", [holder])}
+    slot = "0x" + balance_slot(holder).to_bytes(32, "big").hex()
+    supply_slot = "0x" + (2).to_bytes(32, "big").hex()
+    seven = "0x" + (7).to_bytes(32, "big").hex()
+    # stateDiff patches one slot; state replaces the whole storage (the supply reads 0 then)
+    assert words(call(rpc, "eth_call", [read, "latest", {token.address: {"stateDiff": {slot: seven}}}])) == [7]
+    total = {"to": token.address, "data": token.encode_abi("totalSupply", [])}
+    assert words(call(rpc, "eth_call", [total, "latest", {token.address: {"stateDiff": {slot: seven}}}])) != [0]
+    assert words(call(rpc, "eth_call", [total, "latest", {token.address: {"state": {slot: seven}}}])) == [0]
+    assert words(call(rpc, "eth_call", [total, "latest", {token.address: {"state": {supply_slot: seven}}}])) == [7]
+    # overrides reach the estimator: an empty account with a balance can pay for a transfer
+    assert call(rpc, "eth_estimateGas", [{"from": holder, "to": EWOQ.address, "value": "0x10"}, "latest",
+                                         {holder: {"balance": "0x100"}}]) == hex(21000)
+    err = rpc_error(rpc, "eth_call", [read, "latest", {token.address: {"state": {slot: seven}, "stateDiff": {}}}])
+    assert err == {"code": -32000, "message": f"account {token.address} has both 'state' and 'stateDiff'"}
+    err = rpc_error(rpc, "eth_call", [read, "latest", {token.address: {"stateDiff": {"0x01": seven}}}])
+    assert err == {"code": -32602, "message": "invalid argument 2: hex string has length 2, want 64 for common.Hash"}
+    err = rpc_error(rpc, "eth_call", [read, "latest", {token.address: {"nonce": hex(2**64)}}])
+    assert err["code"] == -32602 and "OverrideAccount.nonce" in err["message"]
+    err = rpc_error(rpc, "eth_call", [read, "latest", {token.address: "0x1"}])
+    assert err["code"] == -32602

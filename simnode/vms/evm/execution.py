@@ -22,7 +22,7 @@ from . import gasprofile
 from .access_list import AccessListTracer
 from .chain import RPC_GAS_CAP, BlockInfo, ChainError, evm_header
 from .gasprofile import profiling_vm
-from .rpcjson import parse_address, parse_quantity
+from .rpcjson import AccountOverride
 from .rules import AvalancheVM
 from .tracing import tracing, tracing_vm
 from .vmerrors import revert_error, vm_error_text
@@ -35,6 +35,7 @@ PROFILED_ESTIMATES = True
 SHARED_STATES = 4  # block contexts whose state Executor.shared_state keeps
 SHARED_STATE_RUNS = 256  # runs on one shared state before it is built anew
 MAX_INITCODE_SIZE = 49152  # EIP-3860 (Durango)
+Overrides = dict[bytes, AccountOverride]  # a StateOverride, parsed (rpcjson.parse_state_overrides)
 
 @dataclass(slots=True)
 class CallArgs:
@@ -141,7 +142,7 @@ class Executor:
         self._shared.move_to_end(key)
         return shared[0]
 
-    def build_state(self, block: BlockInfo | None, free: bool, overrides: dict | None = None,
+    def build_state(self, block: BlockInfo | None, free: bool, overrides: Overrides | None = None,
                     vm_class: Any = None, profiling: bool = False,
                     block_overrides: dict[str, Any] | None = None) -> Any:
         header_overrides = dict(block_overrides or {})
@@ -200,7 +201,7 @@ class Executor:
         return tx
 
     def run(self, args: CallArgs, block: BlockInfo | None, gas: int | None = None,
-            overrides: dict | None = None, state: Any = None, block_overrides: dict[str, Any] | None = None) -> Any:
+            overrides: Overrides | None = None, state: Any = None, block_overrides: dict[str, Any] | None = None) -> Any:
         """The call's computation on a state of `block` (its changes reverted afterwards);
         MessageRefused where core would not run the message."""
         gas = gas if gas is not None else call_gas(args)
@@ -220,14 +221,14 @@ class Executor:
 
     # -------------------------------------------------------------- RPC-level operations
 
-    def call(self, args: CallArgs, block: BlockInfo | None, overrides: dict | None = None,
+    def call(self, args: CallArgs, block: BlockInfo | None, overrides: Overrides | None = None,
              block_overrides: dict[str, Any] | None = None) -> bytes:
         comp = self._call(args, block, overrides, block_overrides)
         if comp.is_error:
             raise execution_error(comp)
         return comp.output
 
-    def _call(self, args: CallArgs, block: BlockInfo | None, overrides: dict | None,
+    def _call(self, args: CallArgs, block: BlockInfo | None, overrides: Overrides | None,
               block_overrides: dict[str, Any] | None = None) -> Any:
         """coreth's doCall: a refused message is an error naming the gas supplied."""
         try:
@@ -235,7 +236,7 @@ class Executor:
         except MessageRefused as exc:
             raise ChainError(f"err: {exc.text} (supplied gas {call_gas(args)})") from None
 
-    def call_detailed(self, args: CallArgs, block: BlockInfo | None, overrides: dict | None = None) -> dict:
+    def call_detailed(self, args: CallArgs, block: BlockInfo | None, overrides: Overrides | None = None) -> dict:
         comp = self._call(args, block, overrides)
         used = call_gas(args) - comp.get_gas_remaining()  # no refunds (rules.py)
         out: dict[str, Any] = {"gas": used, "errCode": 0, "err": "", "returnData": "0x" + comp.output.hex()}
@@ -245,7 +246,7 @@ class Executor:
             out["errCode"] = err.code if isinstance(err, RPCError) else 0
         return out
 
-    def estimate(self, args: CallArgs, block: BlockInfo | None, overrides: dict | None = None) -> int:
+    def estimate(self, args: CallArgs, block: BlockInfo | None, overrides: Overrides | None = None) -> int:
         """coreth's estimator (eth/gasestimator): the call at the cap, an optimistic probe, then a
         binary search to within 1.5%. A probe is answered from the first run's gas profile when
         that run could not depend on its gas limit (gasprofile.py), else by executing again."""
@@ -419,24 +420,18 @@ def with_blob_base_fee(state: Any, fee: int) -> None:
     state.blob_base_fee_override = fee
 
 
-def apply_overrides(state: Any, overrides: dict) -> None:
-    """geth state overrides: balance, nonce, code, state (replace all), stateDiff (patch)."""
-    for addr_s, ov in overrides.items():
-        addr = parse_address(addr_s)
-        if not isinstance(ov, dict):
-            continue
-        if "balance" in ov and ov["balance"] is not None:
-            state.set_balance(addr, parse_quantity(ov["balance"]))
-        if "nonce" in ov and ov["nonce"] is not None:
-            state.set_nonce(addr, parse_quantity(ov["nonce"]))
-        if "code" in ov and ov["code"] is not None:
-            state.set_code(addr, bytes.fromhex(ov["code"][2:]))
-        if ov.get("state") is not None and ov.get("stateDiff") is not None:
-            raise ChainError(f"account 0x{addr.hex()} has both 'state' and 'stateDiff'")
-        if ov.get("state") is not None:
-            state.delete_storage(addr)
-            for k, v in ov["state"].items():
-                state.set_storage(addr, int(k, 16), int(v, 16))
-        if ov.get("stateDiff") is not None:
-            for k, v in ov["stateDiff"].items():
-                state.set_storage(addr, int(k, 16), int(v, 16))
+def apply_overrides(state: Any, overrides: Overrides) -> None:
+    """geth's StateOverride.Apply: nonce, code, balance, then the storage replaced or patched."""
+    for address, account in overrides.items():
+        if account.nonce is not None:
+            state.set_nonce(address, account.nonce)
+        if account.code is not None:
+            state.set_code(address, account.code)
+        if account.balance is not None:
+            state.set_balance(address, account.balance)
+        if account.state is not None and account.state_diff is not None:
+            raise ChainError(f"account {checksummed(address)} has both 'state' and 'stateDiff'")
+        if account.state is not None:
+            state.delete_storage(address)
+        for slot, value in (account.state or account.state_diff or {}).items():
+            state.set_storage(address, slot, value)

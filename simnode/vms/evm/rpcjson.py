@@ -8,6 +8,7 @@ follow geth's field order. The header parts come from headers.py.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...crypto.hashing import keccak256
@@ -86,6 +87,53 @@ def parse_block_overrides(obj: Any, arg: int) -> dict[str, Any] | None:
             if n >= 1 << bits:
                 raise InvalidParams(f"invalid argument {arg}: hex number > {bits} bits")
             out[field] = n
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class AccountOverride:
+    """One account of a StateOverride (geth's OverrideAccount); None leaves a field as it is."""
+
+    nonce: int | None
+    code: bytes | None
+    balance: int | None
+    state: dict[int, int] | None  # replaces the whole storage
+    state_diff: dict[int, int] | None  # patches it
+
+
+def _override_slots(value: Any, arg: int) -> dict[int, int] | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go struct field "
+                            "OverrideAccount.state of type map[common.Hash]common.Hash")
+    return {int.from_bytes(parse_hash(k, arg), "big"): int.from_bytes(parse_hash(v, arg), "big")
+            for k, v in value.items()}
+
+
+def parse_state_overrides(obj: Any, arg: int) -> dict[bytes, AccountOverride] | None:
+    """A StateOverride as geth unmarshals it: addresses, quantities and 32-byte slots checked."""
+    if obj is None:
+        return None
+    if not isinstance(obj, dict):
+        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.StateOverride")
+    out = {}
+    for address, account in obj.items():
+        if not isinstance(account, dict):
+            raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type "
+                                "ethapi.OverrideAccount")
+        nonce = parse_quantity(account["nonce"], arg) if account.get("nonce") is not None else None
+        if nonce is not None and nonce >= 1 << 64:
+            raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal hex number > 64 bits into Go struct "
+                                "field OverrideAccount.nonce of type hexutil.Uint64")
+        balance = parse_quantity(account["balance"], arg) if account.get("balance") is not None else None
+        if balance is not None and balance >= 1 << 256:
+            raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal hex number > 256 bits into Go struct "
+                                "field OverrideAccount.balance of type *hexutil.Big")
+        code = parse_data(account["code"], arg) if account.get("code") is not None else None
+        out[parse_address(address, arg)] = AccountOverride(nonce, code, balance,
+                                                           _override_slots(account.get("state"), arg),
+                                                           _override_slots(account.get("stateDiff"), arg))
     return out
 
 

@@ -20,7 +20,7 @@ from .subnet import SubnetEVMChain
 from .typed_data import TypedDataError, typed_data_digest
 from .execution import CallArgs, Executor
 from .rpcjson import (block_json, hb, header_json, hx, log_json, parse_address, parse_block_overrides, parse_data,
-                      parse_hash, parse_quantity, pending_tx_json, receipt_json, tx_json)
+                      parse_hash, parse_quantity, parse_state_overrides, pending_tx_json, receipt_json, tx_json)
 
 CLIENT_VERSION = "v1.14.2"
 FEE_HISTORY_MAX_CALL_BLOCKS = 2048  # coreth gasprice.DefaultMaxCallBlockHistory
@@ -568,15 +568,16 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
 
     def call(obj: Any, tag: Any = None, overrides: Any = None, block_overrides: Any = None) -> str:
         args = api.call_args(obj)
-        return hb(ex.call(args, api._latest_or_block(tag), overrides, parse_block_overrides(block_overrides, 3)))
+        return hb(ex.call(args, api._latest_or_block(tag), parse_state_overrides(overrides, 2),
+                          parse_block_overrides(block_overrides, 3)))
     reg("eth_call", call, 1, 4)
 
     def call_detailed(obj: Any, tag: Any = None, overrides: Any = None) -> dict:
-        return ex.call_detailed(api.call_args(obj), api._latest_or_block(tag), overrides)
+        return ex.call_detailed(api.call_args(obj), api._latest_or_block(tag), parse_state_overrides(overrides, 2))
     reg("eth_callDetailed", call_detailed, 1, 3)
 
     def estimate(obj: Any, tag: Any = None, overrides: Any = None) -> str:
-        return hx(ex.estimate(api.call_args(obj), api._latest_or_block(tag), overrides))
+        return hx(ex.estimate(api.call_args(obj), api._latest_or_block(tag), parse_state_overrides(overrides, 2)))
     reg("eth_estimateGas", estimate, 1, 3)
 
     def create_access_list(obj: Any, tag: Any = None) -> dict:

@@ -14,7 +14,7 @@ from eth.vm.chain_context import ChainContext
 from ...rpc.jsonrpc import EthService, RPCError
 from .chain import BlockInfo, ChainError, evm_header
 from .execution import MessageRefused, call_gas
-from .rpcjson import hb, hx, parse_block_overrides, parse_hash
+from .rpcjson import hb, hx, parse_block_overrides, parse_hash, parse_state_overrides
 from .tracing import Tracer, tracing, tracing_vm
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def register_trace(svc: EthService, api: EthAPI) -> None:
         at = block or chain.head
         gas = call_gas(args)
         timestamp = (block_overrides or {}).get("timestamp", at.header.timestamp)
-        state = api.exec.build_state(block, not args.paying, cfg.get("stateOverrides"),
+        state = api.exec.build_state(block, not args.paying, parse_state_overrides(cfg.get("stateOverrides"), 2),
                                      vm_class=tracing_vm(chain.precompiles.vm_class_at(timestamp)),
                                      block_overrides=block_overrides)
         try:
