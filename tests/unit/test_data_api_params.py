@@ -8,7 +8,7 @@ import pytest
 from multidict import MultiDict
 
 from simnode.api.data.errors import ApiError
-from simnode.api.data.params import validate_body, validate_params
+from simnode.api.data.params import decimal, validate_body, validate_params
 from simnode.api.data.spec import DATA, METRICS, RouteTable, document_operations, split_path
 
 ROUTES = RouteTable(document_operations(DATA) + document_operations(METRICS))
@@ -84,9 +84,55 @@ def test_enums_booleans_numbers_and_lists() -> None:
     assert params(f"{txs}?txTypes=AddValidatorTx&txTypes=ImportTx")["txTypes"] == ["AddValidatorTx", "ImportTx"]
     assert messages(f"{txs}?txTypes=AddValidatorTx&txTypes=Nope")[0].startswith(
         "each value in txTypes must be one of the following values: AddValidatorTx, ")
-    # big integers stay exact
-    assert params("/v1/networks/fuji/blockchains/p-chain/balances?blockTimestamp=123456789012345678901")[
-        "blockTimestamp"] == 123456789012345678901
+    # big numbers stay exact; an integer the document leaves open is bounded by the safe integers
+    assert params(f"{utxos}?minUtxoAmount=123456789012345678901")["minUtxoAmount"] == 123456789012345678901
+    balances = "/v1/networks/fuji/blockchains/p-chain/balances?blockTimestamp="
+    assert params(f"{balances}9007199254740991")["blockTimestamp"] == 2**53 - 1
+    assert params(f"{balances}-9007199254740991")["blockTimestamp"] == -(2**53 - 1)
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    # open sides: JavaScript's safe integers, in @Max/@Min's words
+    ("blockTimestamp=9007199254740992", ["blockTimestamp must not be greater than 9007199254740991"]),
+    (f"blockTimestamp={2**256}", ["blockTimestamp must not be greater than 9007199254740991"]),
+    (f"blockTimestamp=-{2**64}", ["blockTimestamp must not be less than -9007199254740991"]),
+    ("blockTimestamp=1e20", ["blockTimestamp must not be greater than 9007199254740991"]),
+    # past a double's range the number is Infinity: no integer, and on one side of every bound
+    ("blockTimestamp=1e400", ["blockTimestamp must not be greater than 9007199254740991",
+                              "blockTimestamp must be an integer number"]),
+    ("blockTimestamp=" + "9" * 5000, ["blockTimestamp must not be greater than 9007199254740991",
+                                      "blockTimestamp must be an integer number"]),
+    ("blockTimestamp=-" + "9" * 400, ["blockTimestamp must not be less than -9007199254740991",
+                                      "blockTimestamp must be an integer number"]),
+    # not a number: the document's constraints only
+    ("blockTimestamp=soon", ["blockTimestamp must be an integer number"]),
+])
+def test_integer_bounds_past_the_document(query: str, expected: list[str]) -> None:
+    assert messages(f"/v1/networks/fuji/blockchains/p-chain/balances?{query}") == expected
+
+
+def test_numbers_past_a_double_and_the_document_bounds() -> None:
+    utxos = "/v1/networks/fuji/blockchains/p-chain/utxos"
+    assert messages(f"{utxos}?minUtxoAmount=1e400") == [
+        "minUtxoAmount must be a number conforming to the specified constraints"]
+    assert messages(f"{utxos}?minUtxoAmount=-1e400") == [
+        "minUtxoAmount must not be less than 0", "minUtxoAmount must be a number conforming to the specified constraints"]
+    assert messages(f"{utxos}?pageSize={2**256}") == ["pageSize must not be greater than 100"]
+    assert messages(f"{utxos}?pageSize={'9' * 5000}") == ["pageSize must not be greater than 100",
+                                                           "pageSize must be an integer number"]
+    metrics = "/v2/chains/43112/metrics/txCount"
+    assert messages(f"{metrics}?startTimestamp={2**256}") == ["startTimestamp must not be greater than 9007199254740991"]
+    assert messages(f"{metrics}?endTimestamp=-{2**256}") == ["endTimestamp must not be less than 0"]
+    assert params(f"{metrics}?startTimestamp=9007199254740991")["startTimestamp"] == 2**53 - 1
+
+
+def test_decimal_digits_within_a_bound() -> None:
+    u64 = 2**64 - 1
+    assert (decimal("0", 5), decimal("0005", 5), decimal(str(u64), u64), decimal("0" * 5000 + "7", u64)) == (0, 5, u64, 7)
+    for text in ("6", "-1", "1.0", "1e0", "", " 1", "\u0661"):
+        assert decimal(text, 5) is None, text
+    for text in (str(2**64), "9" * 5000):
+        assert decimal(text, u64) is None, text
 
 
 def test_path_params_are_checked_before_the_query() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from .chains import network_token
 from .context import RequestContext
 from .errors import bad_request, not_found
+from .params import MAX_U64, decimal
 from .resolve import evm_address, evm_chain_id_of, ready_evm_chain
 
 
@@ -22,7 +23,10 @@ def block_number(text: str | None) -> int | None:
         return None
     if not (text.isascii() and text.isdigit()):
         raise bad_request("blockNumber must be a block number (a non-negative integer)")
-    return int(text)
+    number = decimal(text, MAX_U64)
+    if number is None:
+        raise bad_request(f"blockNumber must not be greater than {MAX_U64}")
+    return number
 
 
 def block_at(chain: Any, chain_ref: str, number: int | None) -> Any | None:

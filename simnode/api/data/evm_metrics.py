@@ -28,6 +28,7 @@ from ...index.metrics.query import DAY_ONLY, latest_block_ms, metric_chains, rol
 from .context import RequestContext
 from .errors import bad_request
 from .metric_common import index_store, json_number, points_json, time_bounds
+from .params import MAX_SAFE_INTEGER, decimal
 from .resolve import evm_chain, evm_chain_id_of, evm_chains
 from .spec import METRICS, Operation, document, make_operation
 
@@ -103,7 +104,10 @@ def _unix(ctx: RequestContext, name: str) -> int | None:
         return None
     if not text.isascii() or not text.isdigit():
         raise bad_request(f"{name} must be a UNIX timestamp (seconds)")
-    return int(text)
+    value = decimal(text, MAX_SAFE_INTEGER)  # the bound of the current routes' timestamps
+    if value is None:
+        raise bad_request(f"{name} must not be greater than {MAX_SAFE_INTEGER}")
+    return value
 
 
 def legacy_avg_tps(ctx: RequestContext) -> dict[str, Any]:

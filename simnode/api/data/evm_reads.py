@@ -24,13 +24,13 @@ from .context import RequestContext
 from .errors import ApiError, bad_request, not_found, unavailable
 from .evm_json import EvmJson, RereadUris
 from .pages import INVALID
+from .params import MAX_U64, decimal
 from .resolve import evm_address, evm_chain_id_of, evm_chains, ready_evm_chain
 
 T = TypeVar("T")
 
 _HASH = re.compile(r"0[xX][0-9a-fA-F]{64}\Z")
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}\Z")
-MAX_U64 = 2**64 - 1
 MAX_TOKEN_ID = 2**256 - 1
 
 
@@ -114,8 +114,8 @@ def block_param(ctx: RequestContext, ev: IndexedChain) -> Any:
     """The index's block `{blockId}` names, by number or hash."""
     value = ctx.params["blockId"]
     if value.isascii() and value.isdigit():
-        number = int(value)
-        block = ev.ix.block(number) if number <= MAX_U64 else None
+        number = decimal(value, MAX_U64)
+        block = None if number is None else ev.ix.block(number)
     elif _HASH.match(value) is not None:
         block = ev.ix.block_by_hash(bytes.fromhex(value[2:]))
     else:
@@ -127,9 +127,10 @@ def block_param(ctx: RequestContext, ev: IndexedChain) -> Any:
 
 def token_id_param(ctx: RequestContext) -> int:
     value = ctx.params["tokenId"]
-    if not (value.isascii() and value.isdigit()) or int(value) > MAX_TOKEN_ID:
+    token_id = decimal(value, MAX_TOKEN_ID)
+    if token_id is None:
         raise bad_request("tokenId must be a token ID (a non-negative integer below 2^256)")
-    return int(value)
+    return token_id
 
 
 def block_range(ctx: RequestContext) -> tuple[int | None, int | None] | None:

@@ -7,7 +7,10 @@ into the DTO's types and class-validator checks them. What that means here, per 
   fails every constraint. A failure lists the constraints in the order the decorators register
   (`@IsInt() @Min(1) @Max(100)` registers bottom-up): "must not be greater than 100", "must not
   be less than 1", "must be an integer number" ("must be a number conforming to the specified
-  constraints" for numbers).
+  constraints" for numbers). An integer the document leaves unbounded on a side is bounded there
+  by JavaScript's safe integers (±9007199254740991, in @Max/@Min's words): past them the
+  hosted service's number is no longer the integer that was sent, and no timestamp, height or
+  count of a chain gets there.
 * boolean: the literal strings `true` / `false`; else "must be a boolean value".
 * enum: the exact value; else "must be one of the following values: a, b" (the array param
   `txTypes`, sent as repeated keys, says "each value in txTypes must be …").
@@ -32,6 +35,8 @@ from .errors import ApiError, bad_request
 STRING, INTEGER, NUMBER, BOOLEAN, ENUM, ENUM_LIST, ANY = "string", "integer", "number", "boolean", "enum", "enum[]", "any"
 
 _JS_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*\Z")
+MAX_SAFE_INTEGER = 2**53 - 1  # JavaScript's Number.MAX_SAFE_INTEGER
+MAX_U64 = 2**64 - 1  # no chain's height, timestamp or nonce gets past it
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,31 +100,45 @@ def enum_message(name: str, values: tuple[str, ...] | list[str], each: bool = Fa
 
 
 def _number_errors(spec: ParamSpec, value: float | None) -> list[str]:
-    """value None = NaN (not a number at all): every constraint fails."""
+    """value None = NaN (not a number at all): every constraint of the document fails."""
     out = []
-    if spec.maximum is not None and (value is None or value > spec.maximum):
-        out.append(f"{spec.name} must not be greater than {_fmt(spec.maximum)}")
-    if spec.minimum is not None and (value is None or value < spec.minimum):
-        out.append(f"{spec.name} must not be less than {_fmt(spec.minimum)}")
+    maximum, minimum = spec.maximum, spec.minimum
+    if spec.kind == INTEGER and value is not None:
+        maximum = MAX_SAFE_INTEGER if maximum is None else maximum
+        minimum = -MAX_SAFE_INTEGER if minimum is None else minimum
+    if maximum is not None and (value is None or value > maximum):
+        out.append(f"{spec.name} must not be greater than {_fmt(maximum)}")
+    if minimum is not None and (value is None or value < minimum):
+        out.append(f"{spec.name} must not be less than {_fmt(minimum)}")
     if spec.kind == INTEGER and (value is None or not (isinstance(value, int) or value.is_integer())):
         out.append(f"{spec.name} must be an integer number")
-    elif spec.kind == NUMBER and value is None:
+    elif spec.kind == NUMBER and (value is None or not math.isfinite(value)):  # IsNumber refuses Infinity
         out.append(f"{spec.name} must be a number conforming to the specified constraints")
     return out
 
 
 def _js_number(text: str) -> int | float | None:
-    """The number a JavaScript `Number(text)` gives (None for NaN and the infinities); integers
-    exactly, whatever their size."""
+    """The number a JavaScript `Number(text)` gives (None for NaN; ±inf past a double's range, as
+    JavaScript's Infinity); integers exactly below that, whatever their size."""
     if _JS_NUMBER.match(text) is None:
         return None
     stripped = text.strip()
+    value = float(stripped)
+    if math.isinf(value):
+        return value
     if stripped.lstrip("+-").isdigit():
         return int(stripped)
-    value = float(stripped)
-    if not math.isfinite(value):
-        return None
     return int(value) if value.is_integer() else value
+
+
+def decimal(text: str, maximum: int) -> int | None:
+    """`text` as an integer from 0 to `maximum` written in decimal digits; None for anything else,
+    a number past `maximum` included (however many digits: Python refuses to parse thousands)."""
+    digits = text.lstrip("0") or "0"
+    if not (text.isascii() and text.isdigit()) or len(digits) > len(str(maximum)):
+        return None
+    value = int(digits)
+    return value if value <= maximum else None
 
 
 # ------------------------------------------------------------------------------- validation

@@ -32,6 +32,7 @@ from ...vms.platform.vm import l1_balance
 from ..info import NODE_VERSION
 from .context import NULL, RequestContext
 from .errors import bad_request
+from .params import decimal
 from .primary import (Assets, addresses_json, chain_id, hex0x, index_on, listing, node, parse_addresses, parse_id,
                       parse_node_ids, primary_chain, split_list)
 from .primary_txs import fee_percent
@@ -137,9 +138,10 @@ def _amount_param(ctx: RequestContext, name: str) -> int | None:
     text = ctx.params.get(name)
     if text is None:
         return None
-    if not (text.isascii() and text.isdigit()) or int(text) > MAX_CAPACITY:
+    amount = decimal(text, MAX_CAPACITY)
+    if amount is None:
         raise bad_request(f"{name} must be an amount in nAVAX between 0 and {MAX_CAPACITY}")
-    return int(text)
+    return amount
 
 
 def _subnet_param(ctx: RequestContext) -> bytes | None:

@@ -28,6 +28,7 @@ from ...vms.avm.txs import parse_tx as parse_x_tx
 from ...vms.platform import txs as pt
 from .context import RequestContext
 from .errors import bad_request, not_found
+from .params import MAX_U64, decimal
 from .primary import (NAMES, Assets, add, addresses_json, chain_id, chain_info, hex0x, ids, index_on, listing, node,
                       parse_addresses, parse_id, primary_chain, pchain_utxo, xc_utxo)
 from .primary_chains import genesis_data
@@ -97,10 +98,14 @@ def get_block(ctx: RequestContext) -> dict[str, Any]:
     index_on(ctx)
     primary_chain(ctx, name)
     found: dict[str, Any] | None = None
+    digits = ref.isascii() and ref.isdigit()
+    height = decimal(ref, MAX_U64)
+    if digits and height is None:  # past the last u64: no chain gets there
+        raise not_found(f"block {ref} not found on the {NAMES[name]}")
     if name == C_CHAIN:
         ix = EvmIndex(ctx.node.store, chain_id(ctx.node, C_CHAIN))
-        if ref.isascii() and ref.isdigit():
-            found = _c_block_json(ctx, ix, int(ref))
+        if height is not None:
+            found = _c_block_json(ctx, ix, height)
         elif ref[:2].lower() == "0x" and len(ref) == 66:
             try:
                 b = ix.block_by_hash(bytes.fromhex(ref[2:]))
@@ -109,8 +114,8 @@ def get_block(ctx: RequestContext) -> dict[str, Any]:
             found = None if b is None else _c_block_json(ctx, ix, b.number)
     else:
         cid = chain_id(ctx.node, name)
-        if ref.isascii() and ref.isdigit():
-            b = query.block(ctx.node.store, cid, int(ref))
+        if height is not None:
+            b = query.block(ctx.node.store, cid, height)
         else:
             b = query.block_by_id(ctx.node.store, cid, parse_id(ref, "blockId"))
         found = None if b is None else _block_json(b)

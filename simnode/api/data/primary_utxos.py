@@ -72,7 +72,8 @@ def balances(ctx: RequestContext) -> dict[str, Any]:
     at = p.get("blockTimestamp")
     now = ctx.node.clock.now() if at is None else at
     cid = chain_id(ctx.node, name)
-    held = query.utxos_at(ctx.node.store, cid, addrs, at)
+    # before the epoch nothing was held (the index's times are unsigned)
+    held = [] if at is not None and at < 0 else query.utxos_at(ctx.node.store, cid, addrs, at)
     assets = Assets(ctx.node)
     if name == P_CHAIN:
         result = p_balances(held, cid, now, assets)

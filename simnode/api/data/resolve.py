@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...formats.ids import EVM_VM_ID, SUBNET_EVM_VM_ID, ZERO_ID, id_to_str
 from .errors import bad_request, not_found, unavailable
-from .params import ParamSpec, enum_message
+from .params import ParamSpec, decimal, enum_message
 
 if TYPE_CHECKING:
     from ...node import Node
@@ -33,6 +33,7 @@ _KNOWN_PRIMARY_IDS = {
     P_CHAIN: P_CHAIN, X_CHAIN: X_CHAIN, C_CHAIN: C_CHAIN,
 }
 EVM_VM_IDS = (EVM_VM_ID, SUBNET_EVM_VM_ID)
+MAX_EVM_CHAIN_ID = 2**256 - 1  # a uint256 in the genesis config
 _EVM_ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}\Z")
 
 
@@ -82,8 +83,9 @@ def evm_chains(node: Node) -> list[Any]:
 def evm_chain(node: Node, ref: str) -> Any:
     """The EVM chain `{chainId}` names; 404 when the node has none by that name."""
     if ref.isascii() and ref.isdigit():
+        evm_id = decimal(ref, MAX_EVM_CHAIN_ID)
         for chain in evm_chains(node):
-            if evm_chain_id_of(node, chain) == int(ref):
+            if evm_chain_id_of(node, chain) == evm_id:
                 return chain
     else:
         chain = node.chain_by_alias(ref)

@@ -123,7 +123,8 @@ def utxos(db: Readable, home: bytes, addresses: list[bytes], limit: int, cursor:
     """UTXOs spendable on `home` owned (in part) by any of `addresses`, by creation time or amount."""
     check(cursor, 40)
     table = (UA_ALL if include_spent else UA_UNSPENT) if by_amount else (UT_ALL if include_spent else UT_UNSPENT)
-    lo = u64(min_amount) if by_amount and min_amount else None
+    # amounts are u64: a minimum past the last one starts the scan there and `keep` refuses all
+    lo = u64(min(min_amount, 2**64 - 1)) if by_amount and min_amount else None
     streams = [stream(db, table + home + a, cursor, reverse, lo) for a in sorted(set(addresses))]
 
     def keep(s: bytes, _: Any) -> Utxo | None:
