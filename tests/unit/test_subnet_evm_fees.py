@@ -138,13 +138,19 @@ def test_rules_block_by_block():
 
 
 def test_rules_before_granite_charge_block_gas_cost():
-    rules = SubnetEVMFeeRules(SubnetFeeConfig.from_json(CLI), granite=False)
+    rules = SubnetEVMFeeRules(SubnetFeeConfig.from_json(CLI), granite_time=100)
     s1, _, _ = rules.next_block_fees(rules.genesis_state(25 * GWEI), 0, 0)
     assert s1.block_gas_cost == 0  # minBlockGasCost after genesis
     s2, _, _ = rules.next_block_fees(s1, 0, 1_000)
     assert s2.block_gas_cost == 200_000  # 1 s < 2 s target: + step
     s3, _, _ = rules.next_block_fees(s2, 1_000, 11_000)
     assert s3.block_gas_cost == 0
+    s4, _, _ = rules.next_block_fees(s3, 11_000, 12_000)
+    assert s4.block_gas_cost == 200_000
+    # from the Granite time on (the child's time): 0
+    s5, _, _ = rules.next_block_fees(s4, 99_000, 100_000)
+    assert s5.block_gas_cost == 0
+    assert rules.next_block_fees(s4, 98_000, 99_999)[0].block_gas_cost == 400_000
 
 
 def test_rows_round_trip_and_c_chain_unchanged():

@@ -86,8 +86,10 @@ def _recorded_selfdestruct(op: Any) -> Any:
     return selfdestruct
 
 
-def _opcodes() -> dict:
-    table = dict(CancunComputation.opcodes)
+def recording_opcodes(opcodes: dict) -> dict:
+    """An opcode table (Cancun's, or an earlier fork's) with the recorder's call, create and
+    SELFDESTRUCT hooks."""
+    table = dict(opcodes)
     for op, kind in _OPCODE_KINDS.items():
         table[op] = _kind_marking(table[op], kind)
     table[SELFDESTRUCT] = _recorded_selfdestruct(table[SELFDESTRUCT])
@@ -119,7 +121,7 @@ def _exit(frame: list, message: Any, computation: Any) -> None:
 class RecordingComputation(CancunComputation):
     """Cancun's computation with the frame recorder around every message it applies."""
 
-    opcodes = _opcodes()
+    opcodes = recording_opcodes(CancunComputation.opcodes)
 
     @classmethod
     def apply_message(cls, state: Any, message: Any, transaction_context: Any,

@@ -3,8 +3,11 @@ subnet-EVM's execution rules (rules.SubnetEVMVM: no refunds, the whole fee to th
 fee rules (`feeConfig`, subnet_fees.py) and stateful precompiles (precompiles/). Started by the
 node's chain manager (simnode/chains.py) for every CreateChainTx whose VM is subnet-EVM.
 
-Precompiles come from the genesis `config.<key>` and from the chain's upgrade.json
-(`precompileUpgrades`) in the node's chain config directory (`--chain-config-dir`,
+Network upgrade times come from the genesis, the node's network and upgrade.json's
+`networkUpgradeOverrides` (network_upgrades.py); they set the header fields (headers.py), the
+block gas cost (0 from Granite), and the EVM: Cancun from Etna, Shanghai from Durango, Paris
+before (fork_vms.py). Precompiles come from the genesis `config.<key>` and from the chain's
+upgrade.json (`precompileUpgrades`) in the node's chain config directory (`--chain-config-dir`,
 `<chain ID>/upgrade.json`, read when the chain starts, as AvalancheGo reads it); the same
 folder's config.json may name the node's `feeRecipient` (used when fee recipients are allowed).
 The fee manager's stored config sets a block's fees and the reward manager's stored choice its
@@ -13,7 +16,18 @@ the parent's state while the precompile is enabled at the parent's timestamp.
 
 Storage: everything under ``L1/<chain ID (32 bytes)>/`` with the C-Chain's layout (chain.py),
 plus ``upgrades``: the upgrade.json the chain last started with, which a new one must agree with
-on every activation already passed.
+on every activation already passed (network upgrades and precompiles).
+
+Two differences from subnet-evm, both for local genesis files at time 0, before a local
+network's upgrades (2020-12-05): a Warp config or allow-list managers activating before the
+chain's Durango are taken (subnet-evm refuses them: "warp cannot be activated before Durango"),
+and the EVM runs an upgrade at its network's own time from time 0 (calls against such a genesis
+block run Cancun, where subnet-evm runs pre-Shanghai rules; eth_getActiveRulesAt reports them by
+their times either way).
+
+eth_getChainConfig and eth_getActiveRulesAt answer as subnet-evm's internal/ethapi does: the
+chain config with its upgrade times as they apply (defaults and overrides in), and the rules at
+a time (block forks read at block 0, as GetActiveRulesAt passes it).
 """
 
 from __future__ import annotations
@@ -23,8 +37,9 @@ from typing import Any
 
 from ...config import read_chain_config_files
 from ...formats.ids import SUBNET_EVM_VM_ID, id_to_str
-from ...network import params_for
+from . import network_upgrades as nu
 from .chain import BlockInfo, EVMChain
+from .fork_vms import PARIS, SHANGHAI, vm_before
 from .headers import HeaderRules
 from .precompiles import feemanager, rewardmanager
 from .precompiles.contract import ChainParams, ConfigError, JSONError
@@ -33,14 +48,11 @@ from .precompiles.upgrades import check_compatible, genesis_configs, parse_upgra
 from .rules import BLACKHOLE, SubnetEVMVM
 from .subnet_fees import FeeConfigError, SubnetEVMFeeRules, SubnetFeeConfig
 
-# subnet-evm's upgrade timestamps on a local network: everything active at genesis.
-_UPGRADE_KEYS = ("subnetEVMTimestamp", "durangoTimestamp", "etnaTimestamp", "fortunaTimestamp", "graniteTimestamp")
-_ETH_BLOCKS = ("homesteadBlock", "eip150Block", "eip155Block", "eip158Block", "byzantiumBlock",
-               "constantinopleBlock", "petersburgBlock", "istanbulBlock", "muirGlacierBlock")
-# libevm's params.Rules flags that are on (Shanghai with Durango, Cancun with Etna; IsMerge as
-# subnet-evm's IsMergeTODO)
-_ETH_RULES = ("IsHomestead", "IsEIP150", "IsEIP155", "IsEIP158", "IsByzantium", "IsConstantinople", "IsPetersburg",
-              "IsIstanbul", "IsBerlin", "IsLondon", "IsMerge", "IsShanghai", "IsCancun")
+# libevm's params.Rules flags of the block forks, read at block 0 (GetActiveRulesAt's number)
+_ETH_BLOCK_RULES = (("IsHomestead", "homesteadBlock"), ("IsEIP150", "eip150Block"), ("IsEIP155", "eip155Block"),
+                    ("IsEIP158", "eip158Block"), ("IsByzantium", "byzantiumBlock"),
+                    ("IsConstantinople", "constantinopleBlock"), ("IsPetersburg", "petersburgBlock"),
+                    ("IsIstanbul", "istanbulBlock"), ("IsBerlin", "berlinBlock"), ("IsLondon", "londonBlock"))
 
 
 class GenesisError(ValueError):
@@ -79,24 +91,59 @@ def parse_genesis(data: bytes) -> tuple[dict, SubnetFeeConfig]:
     return genesis, fee_config
 
 
-def header_rules(genesis: dict, network_id: int) -> HeaderRules:
-    """subnet-EVM's upgrade times (NetworkUpgrades.SetDefaults): the genesis config's, where set
-    and not 0, else SubnetEVM at 0 and the network's Durango, Etna and Granite."""
-    config = genesis.get("config") or {}
-    u = params_for(network_id).upgrades
+def network_upgrade_times(genesis: dict, network_id: int, upgrade_bytes: bytes | None
+                          ) -> tuple[nu.NetworkUpgrades, nu.NetworkUpgrades, dict[str, int] | None]:
+    """(the chain's network upgrade times, the network's defaults, upgrade.json's overrides):
+    SetDefaults over the genesis config's, then the overrides (GenesisError when one is malformed)."""
+    defaults = nu.network_defaults(network_id)
+    try:
+        given = nu.parse_times(genesis["config"], "ChainConfig")
+    except JSONError as exc:
+        raise GenesisError(f"parsing genesis: {exc}") from None
+    try:
+        overrides = nu.parse_overrides(upgrade_bytes)
+    except JSONError as exc:
+        raise GenesisError(str(exc)) from None
+    return nu.schedule(given, overrides, defaults), defaults, overrides
 
-    def at(key: str, default: int) -> int:
-        value = config.get(key)
-        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
 
-    subnet_evm = at("subnetEVMTimestamp", 0)
-    return HeaderRules(coreth=False, base_fee=subnet_evm, block_gas_cost=subnet_evm,
-                       durango=at("durangoTimestamp", u.durango), etna=at("etnaTimestamp", u.etna),
-                       granite=at("graniteTimestamp", u.granite))
+def _time(t: int | None) -> int:
+    return nu.NEVER if t is None else t
 
 
-def precompile_schedule(genesis: dict, fee_config: SubnetFeeConfig, upgrade_bytes: bytes | None) -> Schedule:
-    """The chain's precompile configs (genesis, then upgrade.json), verified (GenesisError)."""
+def header_rules(upgrades: nu.NetworkUpgrades) -> HeaderRules:
+    """Where subnet-EVM's optional header fields start: base fee and blockGasCost with SubnetEVM,
+    then Durango's, Etna's and Granite's."""
+    subnet_evm = _time(upgrades.subnet_evm)
+    return HeaderRules(coreth=False, base_fee=subnet_evm, block_gas_cost=subnet_evm, durango=_time(upgrades.durango),
+                       etna=_time(upgrades.etna), granite=_time(upgrades.granite))
+
+
+def base_vms(upgrades: nu.NetworkUpgrades, defaults: nu.NetworkUpgrades) -> tuple[tuple[int, type], ...]:
+    """The EVM of each Ethereum fork from its time on (Paris, Shanghai at Durango, Cancun at
+    Etna); none where Cancun applies from time 0. A fork at its network's own time (and the one
+    before it too) applies from time 0: those times come before every block a node builds, the
+    genesis aside (a genesis at time 0, as local genesis files have, keeps the network's EVM for
+    calls against it)."""
+    shanghai, cancun = upgrades.shanghai, upgrades.cancun
+    if shanghai is not None and shanghai == defaults.shanghai:
+        shanghai = 0
+        cancun = 0 if cancun is not None and cancun == defaults.cancun else cancun
+    if cancun == 0:
+        return ()
+    out: list[tuple[int, type]] = []
+    if shanghai != 0:
+        out.append((0, vm_before(SubnetEVMVM, PARIS)))
+    if shanghai is not None:
+        out.append((shanghai, vm_before(SubnetEVMVM, SHANGHAI)))
+    if cancun is not None:
+        out.append((cancun, SubnetEVMVM))
+    return tuple(out)
+
+
+def precompile_schedule(genesis: dict, fee_config: SubnetFeeConfig, upgrade_bytes: bytes | None,
+                        upgrades: nu.NetworkUpgrades, defaults: nu.NetworkUpgrades) -> Schedule:
+    """The chain's precompile configs (genesis, then upgrade.json) and EVMs, verified (GenesisError)."""
     config = genesis["config"]
     allow_fee_recipients = config.get("allowFeeRecipients", False)
     if not isinstance(allow_fee_recipients, bool):
@@ -110,12 +157,26 @@ def precompile_schedule(genesis: dict, fee_config: SubnetFeeConfig, upgrade_byte
     except ConfigError as exc:
         raise GenesisError(verify_failed + str(exc)) from None
     try:
-        upgrades = parse_upgrade_bytes(upgrade_bytes) if upgrade_bytes is not None else ()
-        return Schedule(SubnetEVMVM, genesis_precompiles, upgrades, ChainParams(fee_config, allow_fee_recipients))
+        precompile_upgrades = parse_upgrade_bytes(upgrade_bytes) if upgrade_bytes is not None else ()
+        return Schedule(SubnetEVMVM, genesis_precompiles, precompile_upgrades,
+                        ChainParams(fee_config, allow_fee_recipients), base_vms(upgrades, defaults))
     except JSONError as exc:
         raise GenesisError(str(exc)) from None
     except ConfigError as exc:
         raise GenesisError(verify_failed + str(exc)) from None
+
+
+def verify_network_upgrades(genesis: dict, upgrades: nu.NetworkUpgrades, defaults: nu.NetworkUpgrades) -> None:
+    """The genesis's last checks (GenesisError): the times against the defaults, then the order
+    of the forks (as the chain's genesis block is set up)."""
+    try:
+        nu.verify(upgrades, defaults)
+    except ConfigError as exc:
+        raise GenesisError(f"failed to verify genesis: {exc}") from None
+    try:
+        nu.check_fork_order(nu.eth_forks(genesis["config"], upgrades), upgrades)
+    except ConfigError as exc:
+        raise GenesisError(str(exc)) from None
 
 
 def fee_recipient(config_bytes: bytes | None) -> bytes:
@@ -147,22 +208,32 @@ class SubnetEVMChain(EVMChain):
             raise GenesisError(str(exc)) from None
         self.fee_config = fee_config
         self.fee_recipient = fee_recipient(files.config)
-        schedule = precompile_schedule(genesis, fee_config, files.upgrade)
+        network_id = ctx.config.network_id
+        self.network_upgrades, defaults, self.upgrade_overrides = network_upgrade_times(genesis, network_id,
+                                                                                        files.upgrade)
+        schedule = precompile_schedule(genesis, fee_config, files.upgrade, self.network_upgrades, defaults)
+        verify_network_upgrades(genesis, self.network_upgrades, defaults)
         self.allow_fee_recipients: bool = schedule.chain.allow_fee_recipients
         self._rules_by_root: dict[bytes, SubnetEVMFeeRules] = {}
         super().__init__(ctx, genesis_json=genesis, name=name, aliases=(), prefix=store_prefix(ctx.chain_id),
-                         fee_rules=SubnetEVMFeeRules(fee_config), vm_id=SUBNET_EVM_VM_ID, subnet_id=subnet_id,
-                         header_rules=header_rules(genesis, ctx.config.network_id), precompiles=schedule)
+                         fee_rules=self._fee_rules(fee_config), vm_id=SUBNET_EVM_VM_ID, subnet_id=subnet_id,
+                         header_rules=header_rules(self.network_upgrades), precompiles=schedule)
         self._keep_upgrades(files.upgrade)
+
+    def _fee_rules(self, config: SubnetFeeConfig) -> SubnetEVMFeeRules:
+        return SubnetEVMFeeRules(config, granite_time=_time(self.network_upgrades.granite))
 
     def _keep_upgrades(self, upgrade_bytes: bytes | None) -> None:
         """Refuse upgrades that would change an activation the chain has passed (subnet-evm's
-        stored-config compatibility check), else remember them for the next start."""
+        stored-config compatibility check: network upgrades, then precompiles), else remember
+        them for the next start."""
         key = self._key(b"upgrades")
         stored = self.store.get(key)
         previous = parse_upgrade_bytes(stored) if stored else ()
+        had, _, _ = network_upgrade_times(self.genesis_json, self.ctx.config.network_id, stored)
         reason = check_compatible(self.precompiles.genesis, previous, self.precompiles.upgrades,
-                                  self.head.header.timestamp)
+                                  self.head.header.timestamp,
+                                  lambda ts: nu.incompatibility(had, self.network_upgrades, ts))
         if reason is not None:
             self.close()
             raise GenesisError(reason)
@@ -195,7 +266,7 @@ class SubnetEVMChain(EVMChain):
                 self._rules_by_root.clear()
             config, _ = self.fee_config_at(parent)
             config.verify()  # defense in depth, as subnet-evm: a stored config is valid
-            rules = self._rules_by_root[root] = SubnetEVMFeeRules(config)
+            rules = self._rules_by_root[root] = self._fee_rules(config)
         return rules
 
     def coinbase_for(self, parent: BlockInfo) -> bytes:
@@ -213,27 +284,43 @@ class SubnetEVMChain(EVMChain):
         return {"feeConfig": config.to_json(), "lastChangedAt": last_changed}
 
     def chain_config_json(self) -> dict:
-        cfg: dict[str, Any] = {k: 0 for k in _ETH_BLOCKS}
-        cfg.update({k: 0 for k in _UPGRADE_KEYS})
-        cfg.update(self.genesis_json.get("config") or {})
-        cfg["feeConfig"] = self.fee_config.to_json()
-        cfg.setdefault("allowFeeRecipients", False)
+        """eth_getChainConfig: libevm's ChainConfig with subnet-evm's extras at its root (keys in
+        order, as Go writes a map), then `upgrades`, upgrade.json as it applies."""
+        config = self.genesis_json["config"]
+        cfg: dict[str, Any] = {"chainId": self.evm_chain_id, **nu.eth_forks(config, self.network_upgrades),
+                               **self.network_upgrades.to_json(), "feeConfig": self.fee_config.to_json()}
+        if config.get("daoForkSupport") is True:
+            cfg["daoForkSupport"] = True
+        if self.allow_fee_recipients:
+            cfg["allowFeeRecipients"] = True
+        delay = config.get("initialMinDelayMS")
+        if isinstance(delay, int) and not isinstance(delay, bool) and delay > 0:
+            cfg["initialMinDelayMS"] = delay
         cfg.update({c.key: c.to_json() for c in self.precompiles.genesis})
-        upgrades = [{c.key: c.to_json()} for c in self.precompiles.upgrades]
-        out = dict(sorted(cfg.items()))
-        out["upgrades"] = {"precompileUpgrades": upgrades} if upgrades else {}
-        return out
+        upgrades: dict[str, Any] = {}
+        if self.upgrade_overrides is not None:
+            upgrades["networkUpgradeOverrides"] = {k: self.upgrade_overrides[k] for k in nu.KEYS
+                                                   if k in self.upgrade_overrides}
+        if self.precompiles.upgrades:
+            upgrades["precompileUpgrades"] = [{c.key: c.to_json()} for c in self.precompiles.upgrades]
+        return {**dict(sorted(cfg.items())), "upgrades": upgrades}
 
     def active_precompiles_json(self, timestamp: int) -> dict[str, dict]:
         """eth_getActivePrecompilesAt: the enabled configs at `timestamp`."""
         return {c.key: c.to_json() for c in self.precompiles.active(timestamp)}
 
     def active_rules_json(self, timestamp: int) -> dict:
-        """eth_getActiveRulesAt: Ethereum and Avalanche rules (every upgrade of a simnode L1 is
-        active from genesis, Helicon is not scheduled) and the enabled precompiles."""
-        eth_rules = {"ChainID": self.evm_chain_id, **{k: True for k in _ETH_RULES}, "IsPrague": False,
-                     "IsVerkle": False}
-        avalanche_rules = {"IsSubnetEVM": True, "IsDurango": True, "IsEtna": True, "IsFortuna": True,
-                           "IsGranite": True, "IsHelicon": False}
+        """eth_getActiveRulesAt: libevm's Rules at block 0 and `timestamp` (IsMerge as subnet-evm's
+        IsMergeTODO, so Shanghai and Cancun by their times), the Avalanche upgrades active then,
+        and the precompiles enabled then, with their activation times."""
+        eth = nu.eth_forks(self.genesis_json["config"], self.network_upgrades)
+        eth_rules: dict[str, Any] = {"ChainID": self.evm_chain_id}
+        eth_rules.update({flag: eth.get(key) == 0 for flag, key in _ETH_BLOCK_RULES})
+        london = eth_rules["IsLondon"]
+        eth_rules.update({"IsMerge": london,
+                          "IsShanghai": london and eth.get("shanghaiTime", nu.NEVER) <= timestamp,
+                          "IsCancun": london and eth.get("cancunTime", nu.NEVER) <= timestamp,
+                          "IsPrague": False, "IsVerkle": False})
         precompiles = {c.key: {"timestamp": c.timestamp} for c in self.precompiles.active(timestamp)}
-        return {"ethRules": eth_rules, "avalancheRules": avalanche_rules, "precompiles": precompiles}
+        return {"ethRules": eth_rules, "avalancheRules": self.network_upgrades.avalanche_rules(timestamp),
+                "precompiles": precompiles}

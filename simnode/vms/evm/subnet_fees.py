@@ -10,8 +10,8 @@ As subnet-evm (plugin/evm/customheader, upgrade/subnetevm, blockgascost, commont
   S = T keeps the parent's base fee, S > T adds d, S < T subtracts d · max(1, elapsed // 10)
   (only when more than one window elapsed), floored at minBaseFee;
 * blockGasCost = clamp(parentCost ± step · |targetBlockRate − elapsed|, min, max)
-  (+ when faster than the target rate); minBlockGasCost after genesis; 0 from Granite on,
-  which every upgrade of a local network has activated at genesis.
+  (+ when faster than the target rate); minBlockGasCost after genesis; 0 from Granite on (the
+  chain's Granite time; a local network's is before any block but a genesis at time 0).
 Times are header timestamps in seconds (block time in ms // 1000).
 """
 
@@ -223,9 +223,9 @@ class SubnetEVMFeeRules:
 
     name = "subnet-evm"
 
-    def __init__(self, config: SubnetFeeConfig | None = None, *, granite: bool = True) -> None:
+    def __init__(self, config: SubnetFeeConfig | None = None, *, granite_time: int = 0) -> None:
         self.config = config or SubnetFeeConfig()
-        self.granite = granite
+        self.granite_time = granite_time
 
     def genesis_base_fee(self, genesis_json: dict) -> int:
         given = genesis_json.get("baseFeePerGas")
@@ -247,5 +247,8 @@ class SubnetEVMFeeRules:
         else:
             window = window_shift(window_add(parent.window, parent.gas_used), elapsed)
             base_fee = base_fee_from_window(cfg, parent.base_fee, window, elapsed)
-        cost = 0 if self.granite else block_gas_cost(cfg, None if parent.genesis else parent.block_gas_cost, elapsed)
+        if time >= self.granite_time:
+            cost = 0
+        else:
+            cost = block_gas_cost(cfg, None if parent.genesis else parent.block_gas_cost, elapsed)
         return WindowFeeState(window, base_fee, cost, 0, False), base_fee, cfg.gas_limit

@@ -110,7 +110,7 @@ def parse_config(data: dict, struct: str = "Config") -> AllowListConfig:
                     else "cannot set address as both admin and enabled")
             raise ConfigError(f"{what}: {checksum(a)}")
         seen[a] = ADMIN
-    # managers before Durango would be refused; Durango is active on every simnode chain
+    # subnet-evm refuses managers activating before the chain's Durango; simnode takes them (subnet.py)
     for a in cfg.managers:
         if a in seen:
             what = {MANAGER: "duplicate address in manager list", ADMIN: "cannot set address as both admin and manager",

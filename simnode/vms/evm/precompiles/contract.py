@@ -13,9 +13,10 @@ libevm, every error a function raises consumes all the gas of the call and retur
 `PrecompileError` (the message is what eth_call reports), py-evm's WriteProtection for a write
 in a static call, OutOfGas. Value sent with a call stays at the precompile's address.
 
-The rules are those of a chain where Durango and Granite are active (every simnode L1): inputs
-are decoded without the pre-Durango length checks, events are emitted, setManager exists, and a
-DELEGATECALL or CALLCODE into a stateful precompile reverts with no gas left.
+The rules are those of a chain where Durango and Granite are active, whatever the chain's own
+times (an L1 may schedule them later; its EVM follows them, fork_vms.py, its precompiles do not):
+inputs are decoded without the pre-Durango length checks, events are emitted, setManager exists,
+and a DELEGATECALL or CALLCODE into a stateful precompile reverts with no gas left.
 """
 
 from __future__ import annotations

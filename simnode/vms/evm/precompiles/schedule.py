@@ -6,7 +6,9 @@ transition from the parent's timestamp to the block's); the config active at a t
 last of a precompile's configs (genesis first, then upgrades) that has reached it, and the
 precompile is enabled unless that one disables it. The answers are fixed between two config
 timestamps, so the `Schedule` works them out once per such interval (the enabled configs, the VM
-class, the tx checks); with no configs (the C-Chain, most L1s) every answer is immediate.
+class, the tx checks); with no configs (the C-Chain, most L1s) every answer is immediate. A
+chain whose base VM changes with its network upgrades (an L1 before its Durango or Etna,
+fork_vms.py) gives the base VM of each from its time on; those times bound intervals too.
 
 `activate` runs before a block's first tx, for every config activating in it, in module address
 order: a config that disables its precompile wipes the precompile's account (balance, code,
@@ -46,9 +48,13 @@ class Schedule:
     """A chain's precompile configs over time, over the chain's base VM class."""
 
     def __init__(self, base_vm: type, genesis: tuple[PrecompileConfig, ...] = (),
-                 upgrades: tuple[PrecompileConfig, ...] = (), chain: ChainParams | None = None) -> None:
+                 upgrades: tuple[PrecompileConfig, ...] = (), chain: ChainParams | None = None,
+                 base_vms: tuple[tuple[int, type], ...] = ()) -> None:
+        """`base_vms`: (time, VM class) in time order, each the base from its time on (`base_vm`
+        before the first)."""
         verify_upgrades(genesis, upgrades)
         self.base_vm = base_vm
+        self._base_vms = base_vms
         self.chain = chain
         self.genesis = tuple(genesis)
         self.upgrades = tuple(upgrades)
@@ -56,7 +62,8 @@ class Schedule:
         for c in (*self.genesis, *self.upgrades):
             by_module.setdefault(c.module.address, []).append(c)
         self._ordered = tuple(c for m in MODULES for c in by_module.get(m.address, ()))
-        self._times = sorted({c.timestamp for c in self._ordered if c.timestamp is not None})
+        self._times = sorted({c.timestamp for c in self._ordered if c.timestamp is not None}
+                             | {t for t, _ in base_vms})
         self._intervals: dict[int, _Interval] = {}
         self._none = _Interval((), frozenset(), base_vm, ())
 
@@ -72,8 +79,12 @@ class Schedule:
                     latest[c.module.address] = c
             active = tuple(c for c in latest.values() if not c.disable)
             modules = tuple(c.module for c in active)
+            base = self.base_vm
+            for t, vm in self._base_vms:
+                if t <= ts:
+                    base = vm
             hit = self._intervals[k] = _Interval(
-                active, frozenset(m.address for m in modules), vm_class_for(self.base_vm, modules),
+                active, frozenset(m.address for m in modules), vm_class_for(base, modules),
                 tuple(m.check_tx for m in modules if m.check_tx is not None))
         return hit
 

@@ -9,6 +9,7 @@ enabling and disabling alternating per precompile, strictly later per precompile
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,9 +69,8 @@ def parse_upgrade_bytes(data: bytes) -> tuple[PrecompileConfig, ...]:
     if not isinstance(doc, dict):
         raise JSONError("failed to parse upgrade bytes: json: cannot unmarshal into Go value of type "
                           "extras.UpgradeConfig")
-    for unsupported in ("stateUpgrades", "networkUpgradeOverrides"):
-        if doc.get(unsupported):
-            raise JSONError(f"failed to parse upgrade bytes: {unsupported} are not supported by simnode")
+    if doc.get("stateUpgrades"):
+        raise JSONError("failed to parse upgrade bytes: stateUpgrades are not supported by simnode")
     entries = doc.get("precompileUpgrades") or []
     if not isinstance(entries, list):
         raise JSONError("failed to parse upgrade bytes: precompileUpgrades must be a list")
@@ -116,7 +116,9 @@ def verify_upgrades(genesis: tuple[PrecompileConfig, ...], upgrades: tuple[Preco
 
 
 @dataclass(frozen=True, slots=True)
-class _CompatError:
+class CompatError:
+    """libevm's ConfigCompatError for a fork scheduled by time: what moved, from and to when."""
+
     what: str
     stored: int | None
     new: int | None
@@ -139,7 +141,7 @@ class _CompatError:
 
 
 def _first_incompatibility(genesis: tuple[PrecompileConfig, ...], stored: tuple[PrecompileConfig, ...],
-                           new: tuple[PrecompileConfig, ...], ts: int) -> _CompatError | None:
+                           new: tuple[PrecompileConfig, ...], ts: int) -> CompatError | None:
     """checkPrecompilesCompatible at `ts`: per precompile, the configs active by then must match."""
     def active(module: Module, upgrades: tuple[PrecompileConfig, ...]) -> list[PrecompileConfig]:
         return [c for c in (*genesis, *upgrades)
@@ -149,25 +151,27 @@ def _first_incompatibility(genesis: tuple[PrecompileConfig, ...], stored: tuple[
         had, has = active(module, stored), active(module, new)
         for i, config in enumerate(had):
             if len(has) <= i:
-                return _CompatError(f"missing PrecompileUpgrade[{i}]", config.timestamp, None)
+                return CompatError(f"missing PrecompileUpgrade[{i}]", config.timestamp, None)
             if config != has[i]:
-                return _CompatError(f"PrecompileUpgrade[{i}]", config.timestamp, has[i].timestamp)
+                return CompatError(f"PrecompileUpgrade[{i}]", config.timestamp, has[i].timestamp)
         if len(has) > len(had):
-            return _CompatError(f"cannot retroactively enable PrecompileUpgrade[{len(had)}]", None,
+            return CompatError(f"cannot retroactively enable PrecompileUpgrade[{len(had)}]", None,
                                 has[len(had)].timestamp)
     return None
 
 
 def check_compatible(genesis: tuple[PrecompileConfig, ...], stored: tuple[PrecompileConfig, ...],
-                     new: tuple[PrecompileConfig, ...], head_ts: int) -> str | None:
+                     new: tuple[PrecompileConfig, ...], head_ts: int,
+                     before: Callable[[int], CompatError | None] | None = None) -> str | None:
     """Why upgrades `new` may not replace `stored` on a chain whose last accepted block has
     timestamp `head_ts` (they would change an activation already passed), or None: the lowest
     conflict, as libevm's CheckCompatible finds it, and only if it needs a rewind (subnet-evm's
-    SetupGenesisBlock; it never rewinds, the chain does not start)."""
-    last: _CompatError | None = None
+    SetupGenesisBlock; it never rewinds, the chain does not start). `before`: the chain config's
+    checks that come ahead of the precompiles' (its network upgrades), at a head timestamp."""
+    last: CompatError | None = None
     ts = head_ts
     while True:
-        err = _first_incompatibility(genesis, stored, new, ts)
+        err = (before(ts) if before is not None else None) or _first_incompatibility(genesis, stored, new, ts)
         if err is None or (last is not None and err.rewind_to == last.rewind_to):
             break
         last = err

@@ -1,0 +1,61 @@
+"""An L1's EVM before its Etna and Durango: earlier Ethereum rules on the chain's own VM class.
+
+subnet-evm's EVM follows its network upgrades (SetEthUpgrades): Shanghai from Durango, Cancun
+from Etna, and before Durango London after the Merge (IsMergeTODO). rules.SubnetEVMVM runs
+Cancun; for a block before Etna the same VM (accounts, fees, coinbase, the call-frame recorder,
+the transfer fast path) runs Shanghai's opcode table and precompiles: no TLOAD, TSTORE, MCOPY,
+BLOBHASH or BLOBBASEFEE, no point-evaluation precompile, SELFDESTRUCT deleting the account as
+before EIP-6780. Before Durango it runs Paris's table (no PUSH0; CREATE and CREATE2 without
+EIP-3860's initcode gas) and leaves out Shanghai's other rules: the coinbase is not warm from a
+tx's start (EIP-3651) and initcode has no size limit (EIP-3860).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from eth._utils.address import force_bytes_to_address
+from eth.vm.forks.paris.computation import ParisComputation
+from eth.vm.forks.shanghai.computation import ShanghaiComputation
+
+from .calltrace import recording_opcodes
+from .transfer import PLAIN_COMPUTATIONS
+
+SHANGHAI, PARIS = "Shanghai", "Paris"
+POINT_EVALUATION = force_bytes_to_address(b"\x0a")  # EIP-4844's precompile, from Cancun
+
+
+def _before_durango(cls: type) -> type:
+    """Paris's rules where Shanghai's computation adds its own."""
+
+    def __init__(self: Any, state: Any, message: Any, transaction_context: Any) -> None:
+        ParisComputation.__init__(self, state, message, transaction_context)  # no warm coinbase
+
+    def validate_create_message(_cls: type, _message: Any) -> None:
+        return None  # no initcode size limit
+
+    def consume_initcode_gas_cost(_cls: type, _computation: Any) -> None:
+        return None  # no initcode gas
+
+    cls.__init__ = __init__  # type: ignore[misc]
+    cls.validate_create_message = classmethod(validate_create_message)  # type: ignore[assignment]
+    cls.consume_initcode_gas_cost = classmethod(consume_initcode_gas_cost)  # type: ignore[assignment]
+    return cls
+
+
+@functools.cache
+def vm_before(base_vm: type, fork: str) -> type:
+    """`base_vm` (a Cancun VM class of rules.py) running `fork`'s rules (SHANGHAI or PARIS)."""
+    state = base_vm.get_state_class()
+    base = state.computation_class
+    table = (ShanghaiComputation if fork == SHANGHAI else ParisComputation).opcodes
+    precompiles = {a: fn for a, fn in base._precompiles.items() if a != POINT_EVALUATION}
+    computation = type(f"{base.__name__}{fork}", (base,), {"opcodes": recording_opcodes(table),
+                                                            "_precompiles": precompiles})
+    if fork == PARIS:
+        _before_durango(computation)
+    PLAIN_COMPUTATIONS.add(computation)  # a message to an account without code runs none
+    return base_vm.configure(__name__=f"{base_vm.__name__}{fork}",
+                             _state_class=state.configure(__name__=f"{state.__name__}{fork}",
+                                                          computation_class=computation))
