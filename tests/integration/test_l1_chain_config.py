@@ -64,6 +64,12 @@ def deploy(rpc: str, code: str) -> tuple[int, int, int]:
     return rc.status, rc.gasUsed, int(block["blockGasCost"], 16)
 
 
+def last_tx_error(rpc: str) -> str | None:
+    """The callTracer's error of the head block's tx: the trace re-runs it with its fork's opcodes."""
+    block = call(rpc, "eth_getBlockByNumber", ["latest", False])
+    return call(rpc, "debug_traceTransaction", [block["transactions"][0], {"tracer": "callTracer"}]).get("error")
+
+
 def test_explicit_times_in_the_genesis(tmp_path):
     with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, clock_mode="virtual")) as h:
         t0 = advance(h, 0)
@@ -96,12 +102,14 @@ def test_explicit_times_in_the_genesis(tmp_path):
         # before Durango: no PUSH0, no TSTORE, a cold coinbase, and a block gas cost that grows
         # with blocks faster than the 2 s target
         assert deploy(rpc, PUSH0_RETURN) == (0, 100_000, 0)  # an invalid opcode uses all the gas
+        assert last_tx_error(rpc) == "invalid opcode: PUSH0"
         assert deploy(rpc, TSTORE) == (0, 100_000, 400_000)
         cold = deploy(rpc, COINBASE_BALANCE)
         assert cold == (1, 55_656, 800_000)
         advance(h, 100)  # Durango (Shanghai): PUSH0, the coinbase warm from the start, initcode gas
         assert deploy(rpc, PUSH0_RETURN)[:2] == (1, 53_054)
         assert deploy(rpc, TSTORE)[:2] == (0, 100_000)
+        assert last_tx_error(rpc) == "invalid opcode: TSTORE"
         status, warm, _ = deploy(rpc, COINBASE_BALANCE)
         assert status == 1 and cold[1] - warm == 2_600 - 100 - 2  # cold → warm BALANCE, less 1 initcode word
         advance(h, 100)  # Etna (Cancun): TSTORE

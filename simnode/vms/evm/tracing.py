@@ -152,8 +152,9 @@ def tracing_vm(vm_class: type) -> type:
     traced block) with the tracing hooks over its own computation class."""
     state = vm_class.get_state_class()
     base = state.computation_class
+    # the tracer wraps the base's own table (an L1 before Etna runs Shanghai's, before Durango Paris's)
     computation = TracingComputation if base is CancunComputation else type(
-        f"Tracing{base.__name__}", (TracingComputation, base), {})
+        f"Tracing{base.__name__}", (TracingComputation, base), {"_base_opcodes": base.opcodes})
     return vm_class.configure(__name__=f"Tracing{vm_class.__name__}",
                               _state_class=state.configure(__name__=f"Tracing{state.__name__}",
                                                            computation_class=computation))

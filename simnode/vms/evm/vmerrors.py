@@ -3,7 +3,11 @@ errors of a halted run, as eth_call, eth_estimateGas and the tracers report them
 
 from __future__ import annotations
 
-from eth.exceptions import InvalidInstruction, OutOfGas, Revert
+import re
+
+from eth.exceptions import (ContractCreationCollision, FullStack, InsufficientStack, InvalidInstruction,
+                            InvalidJumpDestination, OutOfBoundsRead, OutOfGas, ReservedBytesInCode, Revert,
+                            StackDepthLimit, WriteProtection)
 
 from ...rpc.jsonrpc import RPCError
 
@@ -37,13 +41,41 @@ def revert_error(data: bytes) -> RPCError:
     return RPCError(revert_message(data), 3, "0x" + data.hex())
 
 
+# geth's names of the opcodes an EVM of an earlier fork does not define (and INVALID itself)
+_OPCODE_NAMES = {0x49: "BLOBHASH", 0x4A: "BLOBBASEFEE", 0x5C: "TLOAD", 0x5D: "TSTORE", 0x5E: "MCOPY", 0x5F: "PUSH0",
+                 0xFE: "INVALID"}
+_INVALID_OPCODE = re.compile(r"Invalid opcode 0x([0-9a-f]+)")
+_UNDERFLOW = re.compile(r"Wanted (\d+) stack items?, (?:only had (\d+)|had none)")
+
+
 def vm_error_text(err: Exception) -> str:
-    """The error of a halted run as geth's ExecutionResult.Err prints it."""
+    """The error of a halted run as geth's ExecutionResult.Err prints it (core/vm/errors.go)."""
     if isinstance(err, Revert):
         return "execution reverted"
+    text = str(err)
     if isinstance(err, OutOfGas):
+        if "EIP170" in text:
+            return "max code size exceeded"
+        if "EIP-3860" in text:
+            return "max initcode size exceeded"
         return "out of gas"
+    if isinstance(err, InvalidJumpDestination):
+        return "invalid jump destination"
     if isinstance(err, InvalidInstruction):
-        return "invalid opcode: " + (str(err).split()[-1] if str(err) else "INVALID")
-    text = str(err) or type(err).__name__
-    return text
+        match = _INVALID_OPCODE.match(text)
+        if match is None:  # py-evm's jump into PUSH data
+            return "invalid jump destination"
+        op = int(match.group(1), 16)
+        name = _OPCODE_NAMES.get(op)
+        return f"invalid opcode: {name}" if name else f"invalid opcode: opcode {op:#x} not defined"
+    if isinstance(err, InsufficientStack):
+        match = _UNDERFLOW.match(text)  # py-evm names the counts for most ops, not for DUP/SWAP
+        return f"stack underflow ({match.group(2) or 0} <=> {match.group(1)})" if match else "stack underflow"
+    known = {StackDepthLimit: "max call depth exceeded", WriteProtection: "write protection",
+             OutOfBoundsRead: "return data out of bounds", ContractCreationCollision: "contract address collision",
+             ReservedBytesInCode: "invalid code: must not begin with 0xef",
+             FullStack: "stack limit reached 1024 (1023)"}
+    for kind, message in known.items():
+        if isinstance(err, kind):
+            return message
+    return text or type(err).__name__
