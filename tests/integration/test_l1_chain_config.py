@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 from simnode.config import NodeConfig
 from simnode.formats import id_to_str
@@ -64,6 +65,14 @@ def deploy(rpc: str, code: str) -> tuple[int, int, int]:
     return rc.status, rc.gasUsed, int(block["blockGasCost"], 16)
 
 
+P256_VALID = json.loads((Path(__file__).parents[1] / "vectors" / "p256verify.json").read_text())[0]
+
+
+def p256_verify(rpc: str) -> str:
+    """eth_call of Granite's P256VERIFY (0x…0100) with a valid signature."""
+    return call(rpc, "eth_call", [{"to": "0x" + "00" * 18 + "0100", "data": "0x" + P256_VALID["input"]}])
+
+
 def last_tx_error(rpc: str) -> str | None:
     """The callTracer's error of the head block's tx: the trace re-runs it with its fork's opcodes."""
     block = call(rpc, "eth_getBlockByNumber", ["latest", False])
@@ -99,6 +108,7 @@ def test_explicit_times_in_the_genesis(tmp_path):
         # the head (block 0 at time 0) is before Durango: the rules of the head by default
         assert call(rpc, "eth_getActiveRulesAt") == rules[0]
 
+        assert p256_verify(rpc) == "0x"  # no precompile at 0x…0100 before Granite
         # before Durango: no PUSH0, no TSTORE, a cold coinbase, and a block gas cost that grows
         # with blocks faster than the 2 s target
         assert deploy(rpc, PUSH0_RETURN) == (0, 100_000, 0)  # an invalid opcode uses all the gas
@@ -115,8 +125,9 @@ def test_explicit_times_in_the_genesis(tmp_path):
         advance(h, 100)  # Etna (Cancun): TSTORE
         assert deploy(rpc, TSTORE)[:2] == (1, 53_180)
         assert deploy(rpc, TSTORE)[2] > 0
-        advance(h, 100)  # Granite: no block gas cost
+        advance(h, 100)  # Granite: no block gas cost, P256VERIFY
         assert [deploy(rpc, TSTORE) for _ in range(2)] == [(1, 53_180, 0)] * 2
+        assert p256_verify(rpc) == "0x" + "00" * 31 + "01"
 
 
 def test_zero_or_missing_times_are_the_networks():

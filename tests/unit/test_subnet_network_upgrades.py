@@ -10,7 +10,7 @@ from eth.vm.forks.cancun.computation import CancunComputation
 from eth.vm.forks.shanghai.computation import ShanghaiComputation
 
 from simnode.vms.evm import network_upgrades as nu
-from simnode.vms.evm.fork_vms import PARIS, POINT_EVALUATION, SHANGHAI, vm_before
+from simnode.vms.evm.fork_vms import PARIS, POINT_EVALUATION, SHANGHAI, vm_before, vm_before_granite
 from simnode.vms.evm.precompiles.contract import ConfigError, JSONError
 from simnode.vms.evm.rules import SubnetEVMVM
 from simnode.vms.evm.subnet import GenesisError, base_vms, network_upgrade_times, verify_network_upgrades
@@ -166,6 +166,11 @@ def test_the_evm_of_each_fork():
     assert base_vms(u, local) == ((0, paris), (LOCAL + 10, shanghai), (LOCAL + 20, SubnetEVMVM))
     # the network's own times apply from time 0 (before every block but a genesis at 0)
     assert base_vms(times({}), local) == ()
+    # a Granite of its own: no P256VERIFY before it
+    assert base_vms(times({"graniteTimestamp": LOCAL + 30}), local) == (
+        (0, vm_before_granite(SubnetEVMVM)), (LOCAL + 30, SubnetEVMVM))
+    assert base_vms(times({"etnaTimestamp": LOCAL + 20, "graniteTimestamp": LOCAL + 30}), local) == (
+        (0, vm_before_granite(shanghai)), (LOCAL + 20, vm_before_granite(SubnetEVMVM)), (LOCAL + 30, SubnetEVMVM))
     assert base_vms(times({"etnaTimestamp": LOCAL + 20}), local) == ((0, shanghai), (LOCAL + 20, SubnetEVMVM))
     assert base_vms(times({}, {"networkUpgradeOverrides": {"etnaTimestamp": 0, "durangoTimestamp": 0}}), local) == ()
     # an unscheduled Etna: Shanghai for good

@@ -58,6 +58,7 @@ from ...icm.placement import PLACEMENT_BLOCK, place_messenger
 from ...codec import CodecError
 from ...warp.message import UnsignedMessage, parse_unsigned_message
 from . import predicates
+from .fork_vms import with_granite
 from .precompiles import warp
 from .precompiles.contract import BlockContext, PrecompileError
 from .precompiles.schedule import Schedule
@@ -71,9 +72,8 @@ log = logging.getLogger("simnode.evm")
 
 TX_FEE_CAP_WEI = 100 * 10**18  # coreth RPCTxFeeCap: 100 AVAX
 RPC_GAS_CAP = 50_000_000
-# coreth's nativeasset contracts (genesis contract, balance, call) and RIP-7212's P256Verify
+# coreth's nativeasset contracts (genesis contract, balance, call)
 NATIVE_ASSET_CONTRACTS = tuple(bytes.fromhex("01" + "00" * 18 + n) for n in ("00", "01", "02"))
-P256_VERIFY = bytes.fromhex("00" * 18 + "0100")
 EIP1820_DEPLOY_HASH = bytes.fromhex("fefb2da535e927b85fe68eb81cb2e4a5827c905f78381a01ef2322aa9b0aee8e")
 ZERO_ADDRESS = b"\x00" * 20
 STATIC_STATE_RUNS = 256  # static calls on one kept state before it is built anew
@@ -321,7 +321,8 @@ def c_chain_precompiles(rules: HeaderRules) -> Schedule:
     Primary Network."""
     if not rules.coreth:
         return Schedule(AvalancheVM)
-    return Schedule(CorethVM, (PrecompileConfig(warp.MODULE, rules.durango, False, warp.DEFAULT_SETTINGS),))
+    return Schedule(CorethVM, (PrecompileConfig(warp.MODULE, rules.durango, False, warp.DEFAULT_SETTINGS),),
+                    base_vms=with_granite((), CorethVM, rules.granite))
 
 
 class EVMChain:
@@ -653,15 +654,13 @@ class EVMChain:
         return vm
 
     def active_precompiles(self, timestamp: int) -> frozenset[bytes]:
-        """coreth's (subnet-EVM's) vm.ActivePrecompiles at `timestamp`: Ethereum's; on the C-Chain
-        the nativeasset contracts too (deprecated, still precompiles); P256Verify from Granite. The
-        stateful precompiles (Warp, allow lists, ...) are not among them."""
+        """coreth's (subnet-EVM's) vm.ActivePrecompiles at `timestamp`: Ethereum's and Granite's
+        P256VERIFY as the VM runs them; on the C-Chain the nativeasset contracts too (deprecated,
+        still precompiles). The stateful precompiles (Warp, allow lists, ...) are not among them."""
         computation = self.precompiles.vm_class_at(timestamp).get_state_class().computation_class
         active = set(computation.get_precompiles())
         if self.header_rules.coreth:
             active.update(NATIVE_ASSET_CONTRACTS)
-        if timestamp >= self.header_rules.granite:
-            active.add(P256_VERIFY)
         return frozenset(active)
 
     def warp_failed_of(self, block: BlockInfo) -> dict[bytes, int]:

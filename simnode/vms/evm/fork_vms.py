@@ -1,4 +1,4 @@
-"""An L1's EVM before its Etna and Durango: earlier Ethereum rules on the chain's own VM class.
+"""An EVM chain before its Granite, Etna and Durango: earlier rules on the chain's own VM class.
 
 subnet-evm's EVM follows its network upgrades (SetEthUpgrades): Shanghai from Durango, Cancun
 from Etna, and before Durango London after the Merge (IsMergeTODO). rules.SubnetEVMVM runs
@@ -20,6 +20,7 @@ from eth.vm.forks.paris.computation import ParisComputation
 from eth.vm.forks.shanghai.computation import ShanghaiComputation
 
 from .calltrace import recording_opcodes
+from .rules import P256_VERIFY
 from .transfer import PLAIN_COMPUTATIONS
 
 SHANGHAI, PARIS = "Shanghai", "Paris"
@@ -59,3 +60,28 @@ def vm_before(base_vm: type, fork: str) -> type:
     return base_vm.configure(__name__=f"{base_vm.__name__}{fork}",
                              _state_class=state.configure(__name__=f"{state.__name__}{fork}",
                                                           computation_class=computation))
+
+
+@functools.cache
+def vm_before_granite(base_vm: type) -> type:
+    """`base_vm` without Granite's P256VERIFY precompile (coreth's and subnet-evm's Granite adds it)."""
+    state = base_vm.get_state_class()
+    base = state.computation_class
+    precompiles = {a: fn for a, fn in base._precompiles.items() if a != P256_VERIFY}
+    computation = type(f"{base.__name__}BeforeGranite", (base,), {"_precompiles": precompiles})
+    PLAIN_COMPUTATIONS.add(computation)
+    return base_vm.configure(__name__=f"{base_vm.__name__}BeforeGranite",
+                             _state_class=state.configure(__name__=f"{state.__name__}BeforeGranite",
+                                                          computation_class=computation))
+
+
+def with_granite(forks: tuple[tuple[int, type], ...], base_vm: type, granite: int | None) -> tuple[tuple[int, type], ...]:
+    """The (time, VM class) steps of `forks` (over `base_vm` before the first) split at `granite`:
+    each VM before it without P256VERIFY. None: Granite never comes."""
+    steps = forks if forks and forks[0][0] == 0 else ((0, base_vm), *forks)
+    times = sorted({t for t, _ in steps} | ({granite} if granite is not None else set()))
+    out = []
+    for t in times:
+        vm = [v for start, v in steps if start <= t][-1]
+        out.append((t, vm if granite is not None and t >= granite else vm_before_granite(vm)))
+    return tuple(out)

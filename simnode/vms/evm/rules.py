@@ -141,10 +141,31 @@ class CorethAccountDB(FastAccountDB):
     account_tail = (b"",)
 
 
+P256_VERIFY = bytes.fromhex("00" * 18 + "0100")  # EIP-7951's P256VERIFY, from Granite
+P256_VERIFY_GAS = 6900  # libevm's params.P256VerifyGas (EIP-7951's price)
+
+
+def p256_verify(computation: Any) -> Any:
+    """P256VERIFY (libevm's vm.P256Verify): 160 bytes of digest, r, s, x, y give 32 bytes of 1
+    for a valid signature; anything else, no output. Its gas is paid either way."""
+    computation.consume_gas(P256_VERIFY_GAS, reason="P256VERIFY precompile")
+    data = computation.msg.data_as_bytes
+    if len(data) == 160:
+        from ...crypto import p256  # cryptography's OpenSSL bindings, loaded by the first call
+
+        r, s, x, y = (int.from_bytes(data[i:i + 32], "big") for i in range(32, 160, 32))
+        if p256.verify(data[:32], r, s, x, y):
+            computation.output = (1).to_bytes(32, "big")
+    return computation
+
+
 class AvalancheComputation(RecordingComputation):
     """No gas refunds: the refund counter never reaches the sender, the receipt's gasUsed or
     the fee (coreth after Apricot Phase 1, subnet-evm). Blocks record their call frames as they
-    execute (calltrace.py); nothing else pays for it."""
+    execute (calltrace.py); nothing else pays for it. Granite's P256VERIFY is among its
+    precompiles (fork_vms.vm_before_granite leaves it out)."""
+
+    _precompiles = {**RecordingComputation._precompiles, P256_VERIFY: p256_verify}
 
     def get_gas_refund(self) -> int:
         return 0

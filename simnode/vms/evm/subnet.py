@@ -39,7 +39,7 @@ from ...config import read_chain_config_files
 from ...formats.ids import SUBNET_EVM_VM_ID, id_to_str
 from . import network_upgrades as nu
 from .chain import BlockInfo, EVMChain
-from .fork_vms import PARIS, SHANGHAI, vm_before
+from .fork_vms import PARIS, SHANGHAI, vm_before, with_granite
 from .headers import HeaderRules
 from .precompiles import feemanager, rewardmanager
 from .precompiles.contract import ChainParams, ConfigError, JSONError
@@ -121,7 +121,7 @@ def header_rules(upgrades: nu.NetworkUpgrades) -> HeaderRules:
 
 def base_vms(upgrades: nu.NetworkUpgrades, defaults: nu.NetworkUpgrades) -> tuple[tuple[int, type], ...]:
     """The EVM of each Ethereum fork from its time on (Paris, Shanghai at Durango, Cancun at
-    Etna); none where Cancun applies from time 0. A fork at its network's own time (and the one
+    Etna), without P256VERIFY before Granite; none where Cancun and Granite apply from time 0. A fork at its network's own time (and the one
     before it too) applies from time 0: those times come before every block a node builds, the
     genesis aside (a genesis at time 0, as local genesis files have, keeps the network's EVM for
     calls against it)."""
@@ -129,16 +129,16 @@ def base_vms(upgrades: nu.NetworkUpgrades, defaults: nu.NetworkUpgrades) -> tupl
     if shanghai is not None and shanghai == defaults.shanghai:
         shanghai = 0
         cancun = 0 if cancun is not None and cancun == defaults.cancun else cancun
-    if cancun == 0:
-        return ()
     out: list[tuple[int, type]] = []
-    if shanghai != 0:
-        out.append((0, vm_before(SubnetEVMVM, PARIS)))
-    if shanghai is not None:
-        out.append((shanghai, vm_before(SubnetEVMVM, SHANGHAI)))
-    if cancun is not None:
-        out.append((cancun, SubnetEVMVM))
-    return tuple(out)
+    if cancun != 0:
+        if shanghai != 0:
+            out.append((0, vm_before(SubnetEVMVM, PARIS)))
+        if shanghai is not None:
+            out.append((shanghai, vm_before(SubnetEVMVM, SHANGHAI)))
+        if cancun is not None:
+            out.append((cancun, SubnetEVMVM))
+    granite = 0 if upgrades.granite == defaults.granite else upgrades.granite
+    return tuple(out) if granite == 0 else with_granite(tuple(out), SubnetEVMVM, granite)
 
 
 def precompile_schedule(genesis: dict, fee_config: SubnetFeeConfig, upgrade_bytes: bytes | None,
