@@ -71,7 +71,7 @@ def matrix_run(mode: str, script: str, package: str) -> Iterator[MatrixRun]:
     config = NodeConfig(http_port=0, ephemeral=True, block_time=MODES[mode], log_level="WARN")
     with Node.start_in_thread(config) as node:
         ws = node.url.replace("http://", "ws://") + "/ext/bc/C/ws"
-        out = run_js(script, node.url + "/ext/bc/C/rpc", ws, timeout=240)
+        out = run_js(script, node.url + "/ext/bc/C/rpc", ws, mode, timeout=240)
         assert out["chainId"] in (43112, "43112")
         yield MatrixRun(mode, node.url, out)
 
