@@ -295,16 +295,20 @@ def test_forge_script_broadcast(foundry):
     got = s.value("forgeScript")
     assert got["done"]["status"] == "success"
     assert sorted(t["status"] for t in got["sent"]) == ["success"] * 3
-    # the broadcast log: the three txs in script order, and their receipts
+    # The broadcast log lists the three txs in script order. Which hash goes with which tx is read
+    # back from the node: forge 1.7.1 pairs the hashes with its txs in the order the concurrent
+    # eth_sendRawTransaction answers arrive, so with --block-time its log can swap them.
     txs = got["log"]["transactions"]
-    receipts = {r["transactionHash"]: r for r in got["log"]["receipts"]}
     assert [t["transactionType"] for t in txs] == ["CREATE", "CALL", "CALL"]
     assert [t.get("function") for t in txs[1:]] == ["set(uint256)", "deposit()"]
-    nonces = [int(t["transaction"]["nonce"], 16) for t in txs]
-    assert nonces == [nonces[0], nonces[0] + 1, nonces[0] + 2]
-    assert [receipts[t["hash"]]["status"] for t in txs] == ["0x1"] * 3
-    assert [int(receipts[t["hash"]]["gasUsed"], 16) for t in txs] == [m.DEPLOY_GAS, m.SET_GAS, m.DEPOSIT_GAS]
-    vault = txs[0]["contractAddress"]
+    start = int(txs[0]["transaction"]["nonce"], 16)
+    assert [int(t["transaction"]["nonce"], 16) for t in txs] == [start, start + 1, start + 2]
+    mined = sorted((int(tx["nonce"], 16), tx["input"][:10], receipt) for tx, receipt in (
+        (call(rpc, "eth_getTransactionByHash", [r["transactionHash"]]), r) for r in got["log"]["receipts"]))
+    assert [(n, sel) for n, sel, _ in mined] == [(start, "0x60806040"), (start + 1, "0x60fe47b1"), (start + 2, "0xd0e30db0")]
+    assert [r["status"] for *_, r in mined] == ["0x1"] * 3
+    assert [int(r["gasUsed"], 16) for *_, r in mined] == [m.DEPLOY_GAS, m.SET_GAS, m.DEPOSIT_GAS]
+    vault = mined[0][2]["contractAddress"]
     assert m.same_address(got["result"]["returns"]["vault"]["value"], vault)
     # what the three txs left on the chain
     assert int(call(rpc, "eth_call", [{"to": vault, "data": "0x3fa4f245"}, "latest"]), 16) == 8  # value()
