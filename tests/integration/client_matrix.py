@@ -65,7 +65,7 @@ class MatrixRun:
 def matrix_run(mode: str, script: str, package: str) -> Iterator[MatrixRun]:
     """Start a node in `mode` and run the client's script against it once; the node stays up for the
     module's cross-checks over plain HTTP."""
-    require_js()
+    require_js(f"the {package} tests")
     if not (JS_DIR / "node_modules" / package).is_dir():
         pytest.skip(f"tests/js/node_modules has no {package}: run `cd tests/js && npm ci` (./simnode.sh test does it)")
     config = NodeConfig(http_port=0, ephemeral=True, block_time=MODES[mode], log_level="WARN")

@@ -12,10 +12,10 @@ import pytest
 JS_DIR = Path(__file__).resolve().parents[1] / "js"
 
 
-def require_js() -> None:
+def require_js(who: str = "the avalanchejs tests") -> None:
     """Skip (saying why) when Node.js or tests/js/node_modules is missing; never pass silently."""
     if shutil.which("node") is None:
-        pytest.skip("Node.js (node) is not installed; the avalanchejs tests need it")
+        pytest.skip(f"Node.js (node) is not installed; {who} need it")
     if not (JS_DIR / "node_modules" / "@avalabs" / "avalanchejs").is_dir():
         pytest.skip("tests/js/node_modules is missing: run `cd tests/js && npm ci` (./simnode.sh test does it)")
 

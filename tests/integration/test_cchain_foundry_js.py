@@ -39,7 +39,7 @@ def tool(name: str) -> Path:
 
 
 def require_foundry() -> None:
-    require_js()  # the solc shim runs on Node.js
+    require_js("the Foundry tests (forge's solc is solc-js)")
     if platform.system() != "Linux" or platform.machine() not in ("x86_64", "AMD64"):
         pytest.skip(f"the npm Foundry binaries are linux-amd64 only (this is {platform.system()} {platform.machine()})")
     for name in ("cast", "forge", "anvil"):
