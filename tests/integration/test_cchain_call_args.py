@@ -240,3 +240,50 @@ def test_state_overrides(rpc, token):
     assert err["code"] == -32602 and "OverrideAccount.nonce" in err["message"]
     err = rpc_error(rpc, "eth_call", [read, "latest", {token.address: "0x1"}])
     assert err["code"] == -32602
+
+
+# ------------------------------------------------------------------ setDefaults: fill and sign
+
+
+def test_fill_transaction_as_coreth_fills_it(w3, rpc):
+    bob = Account.create().address
+    nonce = w3.eth.get_transaction_count(EWOQ.address, "pending")
+    tip = int(call(rpc, "eth_maxPriorityFeePerGas"), 16)
+    base = int(call(rpc, "eth_getBlockByNumber", ["latest", False])["baseFeePerGas"], 16)
+    filled = call(rpc, "eth_fillTransaction", [{"from": EWOQ.address, "to": bob, "value": "0x5"}])
+    tx = filled["tx"]
+    assert tx == {"type": "0x2", "chainId": hex(CHAIN_ID), "nonce": hex(nonce), "to": bob.lower(), "gas": hex(21000),
+                  "gasPrice": None, "maxPriorityFeePerGas": hex(tip), "maxFeePerGas": hex(tip + 2 * base),
+                  "value": "0x5", "input": "0x", "accessList": [], "v": "0x0", "r": "0x0", "s": "0x0",
+                  "yParity": "0x0", "hash": tx["hash"]}
+    raw = bytes.fromhex(filled["raw"][2:])
+    assert raw[0] == 2 and rlp.decode(raw[1:])[:9] == [
+        rlp.sedes.big_endian_int.serialize(v) for v in (CHAIN_ID, nonce, tip, tip + 2 * base, 21000)] + [
+        bytes.fromhex(bob[2:]), b"\x05", b"", []]
+    assert keccak(raw) == bytes.fromhex(tx["hash"][2:])
+    # signed by the caller, it goes through as filled
+    signed = EWOQ.sign_transaction({"type": 2, "chainId": CHAIN_ID, "nonce": nonce, "to": bob, "value": 5,
+                                    "gas": 21000, "maxPriorityFeePerGas": tip, "maxFeePerGas": tip + 2 * base})
+    rc = w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(signed.raw_transaction), timeout=10)
+    assert rc.status == 1 and w3.eth.get_balance(bob) == 5
+    # gasPrice: a legacy tx; an access list with it: EIP-2930
+    legacy = call(rpc, "eth_fillTransaction", [{"from": EWOQ.address, "to": bob, "gasPrice": hex(GWEI)}])["tx"]
+    assert (legacy["type"], legacy["gasPrice"], legacy["maxFeePerGas"], "chainId" in legacy) == ("0x0", hex(GWEI), None,
+                                                                                                   False)
+    typed = call(rpc, "eth_fillTransaction", [{"from": EWOQ.address, "to": bob, "gasPrice": hex(GWEI),
+                                               "accessList": []}])["tx"]
+    assert typed["type"] == "0x1" and typed["accessList"] == [] and typed["gas"] == hex(21000)
+    err = rpc_error(rpc, "eth_fillTransaction", [{"from": EWOQ.address, "to": bob, "chainId": "0x5"}])
+    assert err == {"code": -32000, "message": f"chainId does not match node's (have=5, want={CHAIN_ID})"}
+
+
+def test_sign_transaction_gives_the_signed_tx_object(w3, rpc):
+    bob = Account.create().address
+    signed = call(rpc, "eth_signTransaction", [{"from": EWOQ.address, "to": bob, "value": "0x7"}])
+    tx = signed["tx"]
+    assert set(tx) == {"type", "chainId", "nonce", "to", "gas", "gasPrice", "maxPriorityFeePerGas", "maxFeePerGas",
+                       "value", "input", "accessList", "v", "r", "s", "yParity", "hash"}
+    assert Account.recover_transaction(signed["raw"]) == EWOQ.address
+    h = w3.eth.send_raw_transaction(signed["raw"])
+    assert "0x" + h.hex().removeprefix("0x") == tx["hash"]
+    assert w3.eth.wait_for_transaction_receipt(h, timeout=10).status == 1 and w3.eth.get_balance(bob) == 7

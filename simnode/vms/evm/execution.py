@@ -337,7 +337,8 @@ class Executor:
                 with tracing(found):
                     comp = self.run(args_with_list, None, state=state)
             except MessageRefused as exc:
-                raise ChainError(f"failed to apply transaction: 0x{unsigned_tx_hash(chain, args_with_list).hex()} "
+                tx_hash = args_transaction(chain, args_with_list, (0, 0, 0)).hash
+                raise ChainError(f"failed to apply transaction: 0x{tx_hash.hex()} "
                                  f"err: {exc.text}") from None
             if found.entries() == listed:
                 break
@@ -388,21 +389,27 @@ def execution_error(comp: Any) -> Exception:
     return ChainError(vm_error_text(comp.error))
 
 
-def unsigned_tx_hash(chain: EVMChain, args: CallArgs) -> bytes:
-    """The hash of the tx the args describe, unsigned (coreth's toTransaction().Hash())."""
+def args_transaction(chain: EVMChain, args: CallArgs, signature: tuple[int, int, int] | None = None) -> Any:
+    """The tx the args describe, as coreth's toTransaction types it (fee cap: EIP-1559; an access
+    list: EIP-2930; else legacy): unsigned, or with `signature` (v or y-parity, r, s)."""
     builder = AvalancheVM.get_transaction_builder()
-    to = args.to if args.to is not None else b""
-    common = dict(nonce=args.nonce or 0, gas=call_gas(args), to=to, value=args.value, data=args.data)
+    fields = dict(nonce=args.nonce or 0, gas=call_gas(args) if args.gas is None else args.gas,
+                  to=args.to if args.to is not None else b"", value=args.value, data=args.data)
     if args.max_fee is not None:
-        tx = builder.new_dynamic_fee_transaction(
-            chain_id=chain.evm_chain_id, max_priority_fee_per_gas=args.tip or 0, max_fee_per_gas=args.max_fee,
-            access_list=args.access_list or [], y_parity=0, r=0, s=0, **common)
-    elif args.access_list is not None:
-        tx = builder.new_access_list_transaction(chain_id=chain.evm_chain_id, gas_price=args.gas_price or 0,
-                                                 access_list=args.access_list, y_parity=0, r=0, s=0, **common)
-    else:
-        tx = builder.new_transaction(gas_price=args.gas_price or 0, v=0, r=0, s=0, **common)
-    return tx.hash
+        fields.update(chain_id=chain.evm_chain_id, max_priority_fee_per_gas=args.tip or 0,
+                      max_fee_per_gas=args.max_fee, access_list=args.access_list or [])
+        if signature is None:
+            return builder.new_unsigned_dynamic_fee_transaction(**fields)
+        return builder.new_dynamic_fee_transaction(**fields, y_parity=signature[0], r=signature[1], s=signature[2])
+    if args.access_list is not None:
+        fields.update(chain_id=chain.evm_chain_id, gas_price=args.gas_price or 0, access_list=args.access_list)
+        if signature is None:
+            return builder.new_unsigned_access_list_transaction(**fields)
+        return builder.new_access_list_transaction(**fields, y_parity=signature[0], r=signature[1], s=signature[2])
+    if signature is None:
+        return builder.create_unsigned_transaction(gas_price=args.gas_price or 0, **fields)
+    return builder.new_transaction(gas_price=args.gas_price or 0, v=signature[0], r=signature[1], s=signature[2],
+                                   **fields)
 
 
 _BLOB_FEE_CLASSES: dict[type, type] = {}

@@ -198,6 +198,31 @@ def tx_json(chain: EVMChain, tx: Any, sender: bytes, block: BlockInfo | None, in
     return out
 
 
+def tx_object_json(tx: Any) -> dict:
+    """A tx as go-ethereum's Transaction.MarshalJSON gives it (eth_signTransaction's and
+    eth_fillTransaction's `tx`): the fields of its type, null for another type's fees."""
+    type_id = tx.type_id or 0
+    out: dict[str, Any] = {"type": hx(type_id)}
+    if type_id:
+        out["chainId"] = hx(tx.chain_id)
+    elif tx.v not in (0, 1, 27, 28):  # EIP-155 protected
+        out["chainId"] = hx((tx.v - 35) // 2)
+    out.update({"nonce": hx(tx.nonce), "to": hb(tx.to) if tx.to else None, "gas": hx(tx.gas),
+                "gasPrice": hx(tx.gas_price) if type_id != 2 else None,
+                "maxPriorityFeePerGas": hx(tx.max_priority_fee_per_gas) if type_id == 2 else None,
+                "maxFeePerGas": hx(tx.max_fee_per_gas) if type_id == 2 else None,
+                "value": hx(tx.value), "input": hb(tx.data)})
+    if type_id:
+        out["accessList"] = [{"address": hb(a), "storageKeys": ["0x" + k.to_bytes(32, "big").hex() for k in keys]}
+                             for a, keys in tx.access_list]
+    v = tx.y_parity if type_id else tx.v
+    out.update({"v": hx(v), "r": hx(tx.r), "s": hx(tx.s)})
+    if type_id:
+        out["yParity"] = hx(v)
+    out["hash"] = hb(tx.hash)
+    return out
+
+
 def log_json(block: BlockInfo, tx_index: int, log_index: int, lg: list) -> dict:
     return {
         "address": hb(lg[0]),

@@ -15,12 +15,13 @@ from ...crypto.hashing import keccak256
 from ...network import params_for
 from ...rpc.jsonrpc import EthService, InvalidParams, RPCError
 from .accounts import address_of, dev_keys, sign_hash
-from .chain import BlockInfo, ChainError, EVMChain
+from .chain import RPC_GAS_CAP, BlockInfo, ChainError, EVMChain
 from .subnet import SubnetEVMChain
 from .typed_data import TypedDataError, typed_data_digest
-from .execution import CallArgs, Executor
+from .execution import CallArgs, Executor, args_transaction
 from .rpcjson import (block_json, hb, header_json, hx, log_json, parse_address, parse_block_overrides, parse_data,
-                      parse_hash, parse_quantity, parse_state_overrides, pending_tx_json, receipt_json, tx_json)
+                      parse_hash, parse_quantity, parse_state_overrides, pending_tx_json, receipt_json, tx_json,
+                      tx_object_json)
 
 CLIENT_VERSION = "v1.14.2"
 FEE_HISTORY_MAX_CALL_BLOCKS = 2048  # coreth gasprice.DefaultMaxCallBlockHistory
@@ -117,14 +118,12 @@ class EthAPI:
             raise ChainError("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
         return args
 
-    def access_list_args(self, obj: Any) -> CallArgs:
-        """coreth's setDefaults for eth_createAccessList: fees (the oracle's tip, twice the head's
-        base fee on top), the pending nonce, the RPC gas cap; the chain ID checked."""
+    def tx_defaults(self, obj: Any, estimate_gas: bool) -> CallArgs:
+        """coreth's setDefaults: the fees (gasPrice as given, else the oracle's tip with twice the
+        head's base fee on top), the pending nonce, the gas (estimated with those fees, or the RPC
+        gas cap), the chain ID checked, in coreth's order."""
         args = self.call_args(obj)
         chain = self.chain
-        chain_id = _args_quantity(obj, "chainId", 256, 0)
-        if chain_id is not None and chain_id != chain.evm_chain_id:
-            raise ChainError(f"chainId does not match node's (have={chain_id}, want={chain.evm_chain_id})")
         if args.max_fee is not None and args.tip is not None:
             if args.max_fee == 0:
                 raise ChainError("maxFeePerGas must be non-zero")
@@ -143,6 +142,12 @@ class EthAPI:
             args = replace(args, nonce=chain.pending_nonce(args.sender))
         if args.to is None and not args.data:
             raise ChainError("contract creation without any data provided")
+        if args.gas is None:
+            gas = self.exec.estimate(replace(args, gas=None, nonce=None), None) if estimate_gas else RPC_GAS_CAP
+            args = replace(args, gas=gas)
+        chain_id = _args_quantity(obj, "chainId", 256, 0)
+        if chain_id is not None and chain_id != chain.evm_chain_id:
+            raise ChainError(f"chainId does not match node's (have={chain_id}, want={chain.evm_chain_id})")
         return args
 
     def suggested_tip(self) -> int:
@@ -299,58 +304,33 @@ class EthAPI:
         # client's turn-around overlaps the block build instead of following it.
         return hb(self.chain.submit_raw(parse_data(data)))
 
-    def fill_tx(self, obj: dict) -> tuple[Any, bytes, bytes]:
-        """eth_sendTransaction: fill defaults, sign with a dev key (or fake-sign if impersonated)."""
+    def signed_tx(self, obj: Any) -> tuple[Any, bytes, bytes]:
+        """eth_sendTransaction / eth_signTransaction: setDefaults' tx, signed by the node's key of
+        `from` (an impersonated account's gets a placeholder signature its sender is read from)."""
+        if not isinstance(obj, dict):
+            raise InvalidParams("invalid argument 0: json: cannot unmarshal non-object into TransactionArgs")
         chain = self.chain
-        args = self.call_args(obj)
         if not obj.get("from"):
-            raise ChainError("from not specified")  # geth: missing from is an error for send
-        sender = args.sender
+            raise ChainError("from not specified")
+        sender = parse_address(obj["from"])
         key = chain.dev_keys.get(sender)
-        impersonated = sender in chain.impersonated or chain.auto_impersonate
-        if key is None and not impersonated:
+        if key is None and not (sender in chain.impersonated or chain.auto_impersonate):
             raise ChainError("unknown account")
-        nonce = args.nonce if args.nonce is not None else chain.pending_nonce(sender)
-        base_fee = chain.next_base_fee()
-        if args.gas is None:
-            gas = self.exec.estimate(CallArgs(sender, args.to, None, None, None, None, args.value, args.data, None, None),
-                                     None)
-        else:
-            gas = args.gas
-        builder = chain.vm_class.get_transaction_builder()
-        to = args.to or b""
-        legacy = args.gas_price is not None or obj.get("type") in ("0x0", 0)
-        if legacy:
-            price = args.gas_price if args.gas_price is not None else base_fee * 2 + self.suggested_tip()
-            utx = builder.create_unsigned_transaction(nonce=nonce, gas_price=price, gas=gas, to=to,
-                                                     value=args.value, data=args.data)
-        else:
-            tip = args.tip if args.tip is not None else self.suggested_tip()
-            max_fee = args.max_fee if args.max_fee is not None else base_fee * 2 + tip
-            utx = builder.new_unsigned_dynamic_fee_transaction(
-                chain_id=chain.evm_chain_id, nonce=nonce, max_priority_fee_per_gas=tip, max_fee_per_gas=max_fee,
-                gas=gas, to=to, value=args.value, data=args.data, access_list=[])
+        args = self.tx_defaults(obj, estimate_gas=True)
+        legacy = args.max_fee is None and args.access_list is None
         if key is not None:
             from eth_keys import keys as eth_keys
-            pk = eth_keys.PrivateKey(key)
+            utx, pk = args_transaction(chain, args), eth_keys.PrivateKey(key)
             tx = utx.as_signed_transaction(pk, chain_id=chain.evm_chain_id) if legacy else utx.as_signed_transaction(pk)
         else:
             r = int.from_bytes(sender, "big") or 1
-            if legacy:
-                tx = builder.new_transaction(nonce=nonce, gas_price=utx.gas_price, gas=gas, to=to, value=args.value,
-                                             data=args.data, v=chain.evm_chain_id * 2 + 35, r=r, s=1)
-            else:
-                tx = builder.new_dynamic_fee_transaction(
-                    chain_id=chain.evm_chain_id, nonce=nonce, max_priority_fee_per_gas=utx.max_priority_fee_per_gas,
-                    max_fee_per_gas=utx.max_fee_per_gas, gas=gas, to=to, value=args.value, data=args.data,
-                    access_list=[], y_parity=0, r=r, s=1)
-        raw = _raw_of(tx)
-        return tx, raw, sender
+            tx = args_transaction(chain, args, (chain.evm_chain_id * 2 + 35 if legacy else 0, r, 1))
+        return tx, _raw_of(tx), sender
 
     def send_transaction(self, obj: Any) -> str:
         if not isinstance(obj, dict):
             raise InvalidParams("invalid argument 0: json: cannot unmarshal non-object into TransactionArgs")
-        tx, raw, sender = self.fill_tx(obj)
+        tx, raw, sender = self.signed_tx(obj)
         return hb(self.chain.submit_tx(tx, raw, sender))  # mined before the next request, as send_raw
 
 
@@ -582,7 +562,7 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
 
     def create_access_list(obj: Any, tag: Any = None) -> dict:
         block = api._latest_or_block(tag)
-        return ex.access_list(api.access_list_args(obj), block)
+        return ex.access_list(api.tx_defaults(obj, estimate_gas=False), block)
     reg("eth_createAccessList", create_access_list, 1, 2)
 
     def get_proof(addr: Any, keys: Any, tag: Any = None) -> dict:
@@ -688,11 +668,15 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
     reg("eth_signTypedData_v4", lambda a, b: sign_typed("v4", a, b), 2)
 
     def sign_transaction(obj: Any) -> dict:
-        tx, raw, sender = api.fill_tx(obj)
-        if sender not in chain.dev_keys:
-            raise ChainError("unknown account")
-        return {"raw": hb(raw), "tx": tx_json(chain, tx, sender, None, None, raw)}
+        tx, raw, _ = api.signed_tx(obj)
+        return {"raw": hb(raw), "tx": tx_object_json(tx)}
     reg("eth_signTransaction", sign_transaction, 1)
+
+    def fill_transaction(obj: Any) -> dict:
+        """coreth's FillTransaction: setDefaults' tx, unsigned, for the caller to sign."""
+        tx = args_transaction(chain, api.tx_defaults(obj, estimate_gas=True), (0, 0, 0))
+        return {"raw": hb(_raw_of(tx)), "tx": tx_object_json(tx)}
+    reg("eth_fillTransaction", fill_transaction, 1)
 
     # filters
     def new_filter(crit: Any) -> str:
