@@ -44,6 +44,16 @@ def _rate(text: str) -> int:
     return int(digits)
 
 
+def _block_number(text: str) -> int:
+    try:
+        n = int(text, 16) if text.lower().startswith("0x") else int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError("the fork block is a block number (decimal or 0x-hex), at least 0")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="simnode", description="A single-process simulated Avalanche node.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -69,6 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
                      help="Data/Metrics API: at most N requests per second per API key or client (default: no limit)")
     run.add_argument("--chain-config-dir", type=Path, default=None,
                      help="per-chain config folders, <chain ID>/config.json and upgrade.json, as AvalancheGo's")
+    run.add_argument("--fork-url", default=None, metavar="URL",
+                     help="fork the live network served at URL (an AvalancheGo node's base URL, or its "
+                          "/ext/bc/C/rpc): its state is read on demand and kept in the data dir")
+    run.add_argument("--fork-block", type=_block_number, default=None, metavar="N",
+                     help="with --fork-url: the C-Chain block to fork at (default: the upstream's last accepted)")
+    run.add_argument("--fork-timeout", type=float, default=30.0, metavar="S",
+                     help="with --fork-url: seconds one upstream read may take, retries included (default 30)")
     run.add_argument("--scenario", type=Path, default=None,
                      help="preload a scenario file (its [network] seed, start time and block time apply)")
     run.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
@@ -99,12 +116,17 @@ def config_from_args(args: argparse.Namespace) -> NodeConfig:
         raise SystemExit("simnode: --block-time must be >= 0")
     if args.chain_config_dir is not None and not args.chain_config_dir.is_dir():
         raise SystemExit(f"simnode: cannot read directory: {args.chain_config_dir}")
+    if args.fork_block is not None and not args.fork_url:
+        raise SystemExit("simnode: --fork-block needs --fork-url")
+    if args.fork_timeout <= 0:
+        raise SystemExit("simnode: --fork-timeout must be > 0")
     return NodeConfig(
         http_host=args.http_host, http_port=args.http_port, network_id=args.network_id,
         genesis_file=args.genesis, data_dir=args.data_dir, ephemeral=args.ephemeral,
         api_admin_enabled=args.api_admin_enabled, seed=args.seed, clock_mode=args.clock,
         log_level=args.log_level, block_time=args.block_time, data_api_rate_limit=args.data_api_rate_limit,
         chain_config_dir=args.chain_config_dir, index=not args.no_index, relayer=not args.no_relayer,
+        fork_url=args.fork_url, fork_block=args.fork_block, fork_timeout=args.fork_timeout,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -32,12 +33,20 @@ class NodeConfig:
     http_body_limit: int = 5 * 1024 * 1024
     data_api_rate_limit: int = 0  # Data/Metrics API requests per second per API key (or client); 0 = no limit
     chain_config_dir: Path | None = None  # AvalancheGo's --chain-config-dir (see read_chain_config_files)
+    fork_url: str | None = None  # fork this live network (simnode/fork): its state is read from here on demand
+    fork_block: int | None = None  # the C-Chain fork block (None: the upstream's last accepted)
+    fork_timeout: float = 30.0  # seconds an upstream read may take, retries included
+    fork_retries: int = 5  # retries of a refused, failed or rate-limited (429) upstream request
     extra: dict = field(default_factory=dict)
 
     def resolved_data_dir(self) -> Path:
         if self.data_dir is not None:
             return Path(self.data_dir)
         home = Path(os.environ.get("SIMNODE_HOME", Path.home() / ".simnode"))
+        if self.fork_url:
+            # the forked network is unknown until the upstream answers: one folder per upstream
+            digest = hashlib.sha256(self.fork_url.rstrip("/").encode()).hexdigest()[:12]
+            return home / f"fork-{digest}"
         return home / f"network-{self.network_id}"
 
     def with_(self, **changes: object) -> NodeConfig:

@@ -90,6 +90,7 @@ class Node:
         self.warp_validators = PlatformValidators(self.chains)  # what the EVM chains verify predicates with
         self.relayer: Any = None  # the in-process ICM relayer (relayer.py), made with the first EVM chain
         self.relayer_on: bool = self.config.relayer
+        self.fork: Any = None  # the forked network's upstream (simnode/fork) with --fork-url
         # The node is the first genesis staker (a genesis has at least one): its node ID and BLS
         # key are that validator's.
         self.node_id: bytes = self.genesis.config.initial_stakers[0].node_id
@@ -244,6 +245,32 @@ class Node:
         if self.genesis_time != self.genesis.start_time:
             self.genesis = build_genesis(self.genesis.config, self.genesis_time)
 
+    def _open_fork(self) -> None:
+        """--fork-url: the upstream's identity (network, asset and chain IDs) replaces the
+        genesis's; the chains then read their state through `self.fork` (simnode/fork)."""
+        if not self.config.fork_url:
+            return
+        from .fork import ForkError, forked_genesis, open_fork
+        from .fork.identity import describe_ids
+
+        assert self.store is not None
+        try:
+            self.fork = open_fork(self.store, self.config.fork_url, self.config.fork_block,
+                                  timeout=self.config.fork_timeout, retries=self.config.fork_retries)
+        except ForkError as exc:
+            raise NodeError(str(exc)) from None
+        identity = self.fork.identity
+        self.genesis = forked_genesis(self.genesis, identity)
+        self.config = self.config.with_(network_id=identity.network_id)
+        if self.clock.mode == "virtual" and self.config.start_time_ms is None:
+            if self._clock_wakeup is None:  # not started yet: a virtual clock starts at the fork block's time
+                self.clock = VirtualClock(identity.block_time_ms)
+            elif identity.block_time_ms > self.clock.now_ms():
+                self.clock.set_ms(identity.block_time_ms)
+        log.info("fork of %s from %s: %s", identity.describe(), identity.url, describe_ids(identity))
+        log.warning("the forked validators' BLS secret keys are unknown: each signs with a key derived from the "
+                    "seed (%d), and the fork's P-Chain reports those keys", self.config.seed)
+
     def _build_chains(self) -> None:
         for item in build_primary_chains(self.chain_context):
             if isinstance(item, DeferredChain):
@@ -273,6 +300,7 @@ class Node:
         closes them."""
         logs.configure(self.config.log_level)
         self._open_store()
+        self._open_fork()
         self._build_chains()
         while self._deferred:
             spec = self._deferred.pop(0)
@@ -286,7 +314,8 @@ class Node:
                             chain_id=chain_id, chains=self.chains, genesis_time=self.genesis_time,
                             node_id=self.node_id, snapshots=self.snapshots, indexer=self.indexer,
                             warp_validators=self.warp_validators,
-                            first_block_credits=((relayer_address(self.config.seed), RELAYER_FUNDS),))
+                            first_block_credits=((relayer_address(self.config.seed), RELAYER_FUNDS),),
+                            fork=self.fork)
 
     def _build_node_endpoints(self) -> None:
         self.node_endpoints["info"] = info_api.build_service(self)
@@ -307,6 +336,7 @@ class Node:
                         ", ".join(node_id_to_str(n) for n in self._derived_signers))
         self._open_store()
         try:
+            self._open_fork()
             self._build_chains()
             platform = self.chains[ZERO_ID]
             self.warp_signer = WarpSigner(platform, self.keystore)
@@ -373,6 +403,8 @@ class Node:
         self._aliases.clear()
         self._chain_aliases.clear()
         self.profiler.stop_all()
+        if self.fork is not None:
+            self.fork.upstream.close()
         if self.store is not None:
             self.store.close()
             self.store = None

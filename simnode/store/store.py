@@ -177,6 +177,12 @@ class Store:
         batch.changes = {}
         return seq
 
+    def put_unversioned(self, changes: dict[bytes, bytes | None]) -> None:
+        """Write values no revert undoes and no snapshot counts (a fork's read-through cache of
+        upstream values, which never change), atomically."""
+        if changes:
+            self._kv.commit(dict(changes))
+
     def revert_to(self, seq: int) -> None:
         """Undo every batch committed after `seq`, atomically."""
         if seq < 0 or seq > self._seq:

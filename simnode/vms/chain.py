@@ -55,6 +55,8 @@ class ChainContext:
     warp_validators: Any = None
     # Balances an EVM chain credits at the start of its block 1 (the ICM relayer's funds): (address, wei).
     first_block_credits: tuple[tuple[bytes, int], ...] = ()
+    # The forked network's upstream (simnode.fork.Fork) when the node forks a live network, else None.
+    fork: Any = None
 
     def __post_init__(self) -> None:
         if self.snapshots is None:
