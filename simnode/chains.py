@@ -10,7 +10,9 @@ and after a node-wide revert, `sync()` makes the running chains match the P-Chai
 * a running chain whose record is gone (a revert to before its CreateChainTx) is stopped and
   unregistered;
 * other VMs are recorded by the P-Chain and not run (status "Created", as on a node without
-  that VM).
+  that VM);
+* on a fork, a chain the upstream P-Chain listed runs forked when the upstream serves its RPC;
+  otherwise it exists on the fork's P-Chain only (status "Created") and the log says so.
 
 Layers point down: the P-Chain only calls its block listeners; the VM classes are imported
 lazily here, by name.
@@ -22,6 +24,7 @@ import importlib
 import logging
 from typing import TYPE_CHECKING, Any
 
+from .fork.errors import NotForked
 from .formats.ids import SUBNET_EVM_VM_ID, ZERO_ID, id_to_str
 
 if TYPE_CHECKING:
@@ -40,6 +43,7 @@ class ChainManager:
         self.node = node
         self.running: dict[bytes, Any] = {}   # chain ID -> chain started here
         self.failed: dict[bytes, str] = {}    # chain ID -> why it did not start
+        self.upstream_only: dict[bytes, str] = {}  # on a fork: chain ID -> why the fork does not run it
         self._listening: Any = None
 
     # ----------------------------------------------------------------------------- wiring
@@ -76,7 +80,7 @@ class ChainManager:
         for cid in [c for c in self.failed if c not in records]:
             del self.failed[cid]
         for cid in sorted(records):
-            if cid in self.running or cid in self.failed or cid in self.node.chains:
+            if cid in self.running or cid in self.failed or cid in self.upstream_only or cid in self.node.chains:
                 continue
             rec = records[cid]
             if rec.vm_id in VM_FACTORIES:
@@ -91,6 +95,10 @@ class ChainManager:
             cls = getattr(importlib.import_module(module), factory)
             chain = cls(self.node.chain_context(cid), genesis_data=rec.genesis_data, name=rec.name,
                         subnet_id=rec.subnet_id)
+        except NotForked as exc:
+            self.upstream_only[cid] = str(exc)
+            log.warning("chain %s (%s) exists on the fork's P-Chain only: %s", id_to_str(cid), rec.name, exc)
+            return None
         except Exception as exc:  # noqa: BLE001 - any failure leaves the chain not running
             reason = str(exc) or type(exc).__name__
             self.failed[cid] = reason
@@ -114,6 +122,7 @@ class ChainManager:
     def close(self) -> None:
         self.running.clear()
         self.failed.clear()
+        self.upstream_only.clear()
         self._listening = None
 
     # ----------------------------------------------------------------------------- reports

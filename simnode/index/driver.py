@@ -73,7 +73,7 @@ class Indexer:
             return 0
         fam = fams[0]
         done = self.indexed_head(chain)
-        start = 0 if done is None else done + 1
+        start = getattr(chain, "first_indexed_block", 0) if done is None else done + 1
         end = fam.head_number(chain)
         if start > end:
             return 0

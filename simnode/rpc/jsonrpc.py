@@ -249,6 +249,11 @@ class EthService:
     def has(self, name: str) -> bool:
         return name in self._methods
 
+    def wrap(self, name: str, wrapper: Callable[[Handler], Handler]) -> None:
+        """Replace `name`'s function by `wrapper(function)`, same arity."""
+        m = self._methods[name]
+        self.register(name, wrapper(m.fn), m.min_args, m.max_args)
+
     async def handle_body(self, body: bytes, extra: dict[str, Handler] | None = None) -> bytes | None:
         """Answer a raw request body (single or batch); None when nothing is to be written."""
         try:

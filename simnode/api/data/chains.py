@@ -4,13 +4,16 @@ The C-Chain and every running L1 EVM chain, with this node's RPC and websocket U
 token is AVAX. An L1's genesis carries no token metadata, so its `networkToken` is named after
 the chain (the CreateChainTx name; the symbol is that name's letters and digits upper-cased) with
 the EVM's 18 decimals. `enabledFeatures` lists what this node indexes for the chain: NFTs, and
-`teleporter` (ICM messages) once the TeleporterMessenger has code on the chain.
+`teleporter` (ICM messages) once the TeleporterMessenger has code on the chain. On a fork, a
+chain's description says from which upstream block on this node indexes it (earlier history is
+the upstream's).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...fork.errors import ForkError
 from ...formats.ids import ZERO_ID, id_to_str
 from ...icm.messages import MESSENGER_ADDRESS
 from .context import RequestContext
@@ -46,6 +49,11 @@ def chain_info(ctx: RequestContext, chain: Any) -> dict[str, Any]:
         name = chain.name
         description = (f"{chain.name}: an L1 EVM chain (subnet-EVM) of subnet {id_to_str(chain.subnet_id)} "
                        f"on the {network}, served by simnode")
+    fork = getattr(chain, "fork", None)
+    if fork is not None:
+        n = fork.block_number
+        description += (f"; a fork of {fork.upstream_url} at block {n}: blocks 0 to {n} and their history are "
+                        f"the upstream's (its own Data API serves them), this node indexes blocks {n + 1} on")
     ws_base = "ws" + ctx.base_url[len("http"):] if ctx.base_url.startswith("http") else ctx.base_url
     return {
         "chainId": str(evm_chain_id_of(node, chain)),
@@ -65,8 +73,11 @@ def chain_info(ctx: RequestContext, chain: Any) -> dict[str, Any]:
 
 
 def _features(chain: Any) -> list[str]:
-    if chain.is_bootstrapped() and chain.view().get_code(MESSENGER_ADDRESS):
-        return [*FEATURES, "teleporter"]
+    try:
+        if chain.is_bootstrapped() and chain.view().get_code(MESSENGER_ADDRESS):
+            return [*FEATURES, "teleporter"]
+    except ForkError:  # a fork whose upstream cannot say: the messenger is not known to be there
+        pass
     return list(FEATURES)
 
 

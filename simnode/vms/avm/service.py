@@ -207,6 +207,8 @@ class AVMService:
         blk_id = id_arg(params, "blockID")
         encoding = encoding_arg(params)
         raw = self.vm.state().get_block_bytes(blk_id)
+        if raw is None and self.vm.fork is not None:  # on a fork, the upstream's history
+            return self.vm.fork.history("avm.getBlock", dict(params))
         if raw is None:
             raise RPCError(f"couldn't get block with id {id_to_str(blk_id)}: not found")
         return self._block_reply(parse_block(raw), encoding)
@@ -216,6 +218,8 @@ class AVMService:
         encoding = encoding_arg(params)
         st = self.vm.state()
         blk_id = st.get_block_id_at(height)
+        if blk_id is None and self.vm.fork is not None and height < self.vm.height():  # the upstream's history
+            return self.vm.fork.history("avm.getBlockByHeight", dict(params))
         if blk_id is None:
             raise RPCError(f"couldn't get block at height {height}: not found")
         raw = st.get_block_bytes(blk_id)
@@ -252,6 +256,8 @@ class AVMService:
         if tx_id == ZERO_ID:
             raise RPCError("nil transaction ID")
         found = self.vm.state().get_tx_bytes(tx_id) is not None
+        if not found and self.vm.fork is not None:  # on a fork, the upstream's history
+            return self.vm.fork.history("avm.getTxStatus", {"txID": id_to_str(tx_id)})
         return {"status": "Accepted" if found else "Unknown"}
 
     def get_tx(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -260,6 +266,8 @@ class AVMService:
         if tx_id == ZERO_ID:
             raise RPCError("nil transaction ID")
         raw = self.vm.state().get_tx_bytes(tx_id)
+        if raw is None and self.vm.fork is not None:  # on a fork, the upstream's history
+            return self.vm.fork.history("avm.getTx", dict(params))
         if raw is None:
             raise RPCError("not found")
         if encoding == JSON:
@@ -272,12 +280,17 @@ class AVMService:
 
     def _utxos_from(self, source_chain: bytes) -> utxo_api.UTXOSet:
         vm = self.vm
-        if source_chain != vm.chain_id:
-            return utxo_api.shared_memory_utxos(vm.store, vm.chain_id, source_chain)
-        st = vm.state()
-        return utxo_api.UTXOSet(st.utxo_ids_of, st.get_utxo_bytes)
+        own = source_chain == vm.chain_id
+        utxos = (utxo_api.UTXOSet(vm.state().utxo_ids_of, vm.state().get_utxo_bytes) if own
+                 else utxo_api.shared_memory_utxos(vm.store, vm.chain_id, source_chain))
+
+        def ids_of(address: bytes, after: bytes | None) -> Any:
+            vm.touch_addresses((address,), None if own else source_chain)  # on a fork: from the upstream
+            return utxos.ids_of(address, after)
+        return utxo_api.UTXOSet(ids_of, utxos.get)
 
     def _all_utxos(self, addr: bytes) -> list[UTXO]:
+        self.vm.touch_addresses((addr,))
         st = self.vm.state()
         result = []
         for uid in st.utxo_ids_of(addr):
@@ -290,6 +303,9 @@ class AVMService:
         asset_id = self._lookup_asset(str_arg(params, "assetID"))
         st = self.vm.state()
         asset = st.get_asset(asset_id)
+        if asset is None and self.vm.fork is not None:  # on a fork: an upstream asset, brought in
+            self.vm.fork.take_asset(asset_id)
+            asset = st.get_asset(asset_id)
         if asset is None:
             if st.get_tx_bytes(asset_id) is not None:
                 raise RPCError("transaction doesn't create an asset")

@@ -18,7 +18,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from simnode.codec import CodecError, VerifyError
 from simnode.formats.ids import AVM_VM_ID, ZERO_ID, id_from_str, id_to_str
@@ -121,6 +121,11 @@ class XChainVM:
         self._closed = False
         # Called after each accepted block (indexers, websocket, scenario runner).
         self.on_accept: list[Callable[[StandardBlock], None]] = []
+        # on a fork of a live network: the upstream's X-Chain, its UTXOs on demand (fork.py)
+        self.fork = None
+        if ctx.fork is not None:
+            from .fork import XChainFork
+            self.fork = XChainFork(self, ctx.fork)
         self._init_genesis()
         if ctx.indexer is not None:
             ctx.indexer.chain_opened(self)  # indexes blocks accepted while indexing was off
@@ -151,6 +156,9 @@ class XChainVM:
 
     def _init_genesis(self) -> None:
         if self.state().last_accepted() is not None:
+            return
+        if self.fork is not None:
+            self.fork.init_state()
             return
         g = self.genesis
         batch = self.store.batch()
@@ -211,10 +219,45 @@ class XChainVM:
         tx = self.parse_tx(tx_bytes)
         return self.issue_parsed(tx)
 
+    @property
+    def first_indexed_block(self) -> int:
+        """The first block the index derives rows from (on a fork: the first after the upstream's)."""
+        if self.fork is None:
+            return 0
+        from .state import HEIGHT_PREFIX
+        first = next(iter(self.store.iterate(self.prefix + HEIGHT_PREFIX)), None)
+        return 0 if first is None else int.from_bytes(first[0][len(self.prefix) + 1:], "big") + 1
+
+    def touch_addresses(self, addresses: Any, source: bytes | None = None) -> None:
+        """On a fork: bring the upstream UTXOs of `addresses` (own, or exported to the X-Chain by
+        `source`) into the fork the first time (vms/fork_utxos.py). Nothing otherwise."""
+        if self.fork is not None:
+            self.fork.utxos.touch(addresses, source)
+
+    def _touch_inputs(self, tx: Tx) -> None:
+        """On a fork: a tx spending UTXOs the fork does not hold brings its signers' upstream UTXOs in."""
+        if self.fork is None:
+            return
+        st = self.state()
+        unsigned = tx.unsigned
+        source = getattr(unsigned, "source_chain", None)
+        imported = {i.utxo_id for i in getattr(unsigned, "imported_ins", ())}
+        own_missing = any(st.get_utxo_bytes(u) is None for u in unsigned.input_utxo_ids() if u not in imported)
+        imported_missing = any(st.get_atomic_utxo(source, u) is None for u in imported)
+        if not own_missing and not imported_missing:
+            return
+        from simnode.vms.fork_utxos import signer_addresses
+        signers = signer_addresses(tx.unsigned_hash, tx.creds)
+        if own_missing:
+            self.touch_addresses(signers)
+        if imported_missing:
+            self.touch_addresses(signers, source)
+
     def issue_parsed(self, tx: Tx, verify: bool = True) -> bytes:
         tx_id = tx.id
         if self.mempool.has(tx_id):
             return tx_id  # ErrDuplicateTx is ignored by issueTxFromRPC
+        self._touch_inputs(tx)
         if verify:
             reason = self.mempool.dropped.get(tx_id)
             if reason is not None:

@@ -140,12 +140,25 @@ class AtomicPool:
         if tx.id in self.entries:
             return tx.id  # already known: accepted silently
         # an already accepted tx is re-verified like any other and fails (UTXOs spent / nonce used)
+        self._touch_imports(tx)
         self.verify_at_tip(tx)
         self.add(tx)
         self.dropped.pop(tx.id, None)
         if self.chain.automine:
             self.chain.request_mine()
         return tx.id
+
+    def _touch_imports(self, tx: AtomicTx) -> None:
+        """On a fork: an import of UTXOs the fork does not hold brings its signers' upstream
+        shared-memory UTXOs in (vms/fork_utxos.py)."""
+        fork = self.chain.fork
+        if fork is None or not tx.is_import:
+            return
+        source = tx.unsigned.source_chain
+        if all(self.get_utxo(source, i.utxo_id) is not None for i in tx.unsigned.imported_inputs):
+            return
+        from ..fork_utxos import signer_addresses
+        fork.atomic_utxos.touch(signer_addresses(tx.unsigned_hash, tx.creds), source)
 
     def _gas_price(self, tx: AtomicTx) -> int:
         gas = tx.gas_used()

@@ -27,7 +27,7 @@ class AvaxService:
         self.utxo_service = utxo_api.UTXOService(
             chain_id=chain.chain_id, alias="C", hrp=chain.ctx.genesis.hrp,
             lookup_chain=lambda ref: lookup_chain(chain.ctx, ref),
-            utxos_from=lambda source: utxo_api.shared_memory_utxos(chain.store, chain.chain_id, source),
+            utxos_from=lambda source: _shared_memory(chain, source),
             source_required=True, encode_error="problem encoding utxo: {error}",
         )
 
@@ -76,6 +76,19 @@ class AvaxService:
         if height is not None:
             out["blockHeight"] = str(height)
         return out
+
+
+def _shared_memory(chain: EVMChain, source: bytes) -> utxo_api.UTXOSet:
+    """What `source` exported to the C-Chain; on a fork, an address's upstream UTXOs are brought
+    in when first asked for."""
+    utxos = utxo_api.shared_memory_utxos(chain.store, chain.chain_id, source)
+    if chain.fork is None:
+        return utxos
+
+    def ids_of(address: bytes, after: bytes | None) -> Any:
+        chain.fork.atomic_utxos.touch((address,), source)
+        return utxos.ids_of(address, after)
+    return utxo_api.UTXOSet(ids_of, utxos.get)
 
 
 def build_avax_service(chain: EVMChain) -> GorillaService:

@@ -47,6 +47,7 @@ from eth.vm.forks.london.transactions import DynamicFeeTransaction
 from eth_utils import ValidationError
 
 from ...crypto.hashing import keccak256
+from ...fork.errors import ForkError
 from ...formats.ids import EVM_VM_ID, ZERO_ID
 from . import calltrace
 from .db import StoreKV, atomic_db
@@ -351,6 +352,16 @@ class EVMChain:
         # stateful precompiles by block timestamp over the chain's own VM class (on the C-Chain,
         # coreth's set: Warp from Durango)
         self.precompiles = precompiles or c_chain_precompiles(self.header_rules)
+        # on a fork of a live network, a chain the upstream has reads its state from there
+        # (fork_state.py) and starts after the upstream's fork block
+        self.fork: Any = None
+        self.first_local_block = PLACEMENT_BLOCK
+        if getattr(ctx, "fork", None) is not None:
+            from .fork_state import ChainFork, forks_chain
+            if forks_chain(ctx.fork, ctx.chain_id):
+                self.fork = ChainFork(ctx.fork, self)
+                self.precompiles = self.fork.schedule(self.precompiles)
+                self.first_local_block = self.fork.block_number + 1
         # what the Warp precompile says of the chain, and the P-Chain's validators that verify
         # its predicates (from the node; without them every predicate fails)
         self.warp_identity = warp.Identity(self.config.network_id, self.chain_id, subnet_id)
@@ -415,7 +426,10 @@ class EVMChain:
     def _init(self) -> None:
         head = self.store.get(self._key(b"head"))
         if head is None:
-            self._write_genesis()
+            if self.fork is not None:
+                self._write_fork_base()
+            else:
+                self._write_genesis()
         self.evm = self.chain_class(self.db)
         self._load_head()
         if self.ctx.indexer is not None:
@@ -454,6 +468,26 @@ class EVMChain:
         self._put_block_rows(batch, header, timestamp * 1000, self.fee_rules.genesis_state(base_fee), [], [], [])
         self.kv.flush_into(batch)
         batch.commit()
+
+    def _write_fork_base(self) -> None:
+        """The fork base block N (the upstream's, over the fork's own empty state; not indexed:
+        the index starts at N+1) as the head, and its canonical hash for BLOCKHASH."""
+        header, row = self.fork.base_row(self.header_rules.coreth, self.fee_rules)
+        num = header.block_number
+        batch = self.store.batch()
+        ch = batch.changes
+        ch[self._key(b"b/", u64(num))] = msgpack.packb(row, use_bin_type=True)
+        ch[self._key(b"h/", row["h"])] = u64(num)
+        ch[self._key(b"head")] = u64(num)
+        ch[self._key(b"root")] = header.state_root
+        self.kv[SchemaV1.make_block_number_to_hash_lookup_key(num)] = rlp.encode(row["h"])
+        self.kv.flush_into(batch)
+        batch.commit()
+
+    @property
+    def first_indexed_block(self) -> int:
+        """The first block the index derives rows from (on a fork: the first local one)."""
+        return 0 if self.fork is None else self.first_local_block
 
     def _load_head(self) -> None:
         num = int.from_bytes(self.store.get(self._key(b"head")), "big")
@@ -738,6 +772,10 @@ class EVMChain:
         pool = self.pool
         if h in pool.by_hash or self.tx_location(h) is not None:
             raise ChainError("already known")
+        if self.fork is not None:  # the accounts the tx names, from the upstream in one request
+            first = self.head.number + 1 == self.first_local_block
+            self.fork.prefetch_tx(tx, (sender, self.coinbase_for(self.head),
+                                       *(a for a, _ in self.first_block_credits if first)))
         view = self.view()
         nonce = tx.nonce
         state_nonce = view.get_nonce(sender)
@@ -869,10 +907,17 @@ class EVMChain:
                     # (receipts.py) instead of py-evm's receipt objects; the block's gas limit
                     # was checked above
                     state.lock_changes()
+                    snap = state.snapshot() if self.fork is not None else None
                     try:
                         comp = state.apply_transaction(p.tx)
                     except ValidationError as exc:
                         log.debug("tx 0x%s dropped from block: %s", p.hash.hex(), exc)
+                        dropped.append(p)
+                        ok = False
+                    except ForkError as exc:  # a fork's upstream could not give a value the tx read
+                        state.revert(snap)
+                        log.warning("tx 0x%s dropped from block: %s", p.hash.hex(), exc)
+                        self.fork.failed[p.hash] = exc.message
                         dropped.append(p)
                         ok = False
                     else:
@@ -945,15 +990,16 @@ class EVMChain:
         ApplyUpgrades: the precompile configs that activate (or disable) in it (on the C-Chain,
         Warp's account at Durango); block 1 first places the ICM messenger (icm/placement.py) and
         credits `first_block_credits`."""
-        if number == PLACEMENT_BLOCK and parent_time is not None:
-            place_messenger(state)
+        if number == self.first_local_block and parent_time is not None:
+            if self.fork is None:  # a forked chain has the upstream's messenger, or none
+                place_messenger(state)
             for address, amount in self.first_block_credits:
                 state.set_balance(address, state.get_balance(address) + amount)
         self.precompiles.activate(state, parent_time, BlockContext(number, time))
 
     def _upgrades_between(self, parent_time: int, time: int, number: int) -> bool:
         """Does block `number` at `time` on a parent at `parent_time` change the state before its txs?"""
-        return number == PLACEMENT_BLOCK or bool(self.precompiles.activating(parent_time, time))
+        return number == self.first_local_block or bool(self.precompiles.activating(parent_time, time))
 
     # ------------------------------------------------------------------ Warp
 

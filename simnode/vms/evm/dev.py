@@ -250,7 +250,8 @@ def register_dev(svc: EthService, api: EthAPI) -> None:
                 "transactionOrder": "fees",
                 "environment": {"baseFee": chain.next_base_fee(), "chainId": chain.evm_chain_id,
                                 "gasLimit": h.gas_limit, "gasPrice": chain.next_base_fee() + 1},
-                "forkConfig": {}}
+                "forkConfig": {} if chain.fork is None else {
+                    "forkUrl": chain.fork.upstream_url, "forkBlockNumber": chain.fork.block_number}}
     reg("anvil_nodeInfo", node_info)
     alias(("anvil_metadata", "hardhat_metadata"), lambda: {
         "clientVersion": "simnode/v1.14.2", "chainId": chain.evm_chain_id, "instanceId": hb(chain.head.hash),

@@ -23,6 +23,9 @@ def build_endpoints(chain: EVMChain) -> dict[str, Any]:
     register_eth(svc, api)
     register_dev(svc, api)
     register_trace(svc, api)
+    if chain.fork is not None:  # a chain forked from a live network: its history is the upstream's
+        from .fork_rpc import register_fork
+        register_fork(svc, api)
     out: dict[str, Any] = {"/rpc": svc, "/ws": make_ws_handler(svc, api), "/admin": build_admin(chain)}
     if isinstance(chain, SubnetEVMChain):  # subnet-EVM: no atomic txs, its own fee config, chain config, rules
         register_subnet(svc, api, chain)

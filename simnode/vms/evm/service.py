@@ -164,7 +164,7 @@ class EthAPI:
         tips = []
         for n in range(head.number, max(0, head.number - ORACLE_BLOCKS), -1):
             b = chain.block(n)
-            if b.header.timestamp + ORACLE_LOOKBACK_S < now_s:
+            if b is None or b.header.timestamp + ORACLE_LOOKBACK_S < now_s:  # None: before a fork's base block
                 break
             base = b.header.base_fee_per_gas
             tips.extend(rc[3] - base for rc in b.receipts)

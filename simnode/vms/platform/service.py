@@ -77,10 +77,18 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
     def owner_json(o: OutputOwners) -> dict:
         return {"locktime": _s(o.locktime), "threshold": _s(o.threshold), "addresses": [addr(a) for a in o.addresses]}
 
+    def touching(ids_of: Any, source: bytes | None = None) -> Any:
+        """`ids_of` after the address is touched (on a fork: its upstream UTXOs brought in)."""
+        def ids(address: bytes, after: bytes | None) -> Any:
+            vm.touch_addresses((address,), source)
+            return ids_of(address, after)
+        return ids
+
     def utxos_from(source_chain: bytes) -> utxo_api.UTXOSet:
         if source_chain != PRIMARY:
-            return utxo_api.shared_memory_utxos(vm.ctx.store, PRIMARY, source_chain)
-        return utxo_api.UTXOSet(vm.state.utxo_ids_of, lambda utxo_id: vm.state.get(K_UTXO + utxo_id))
+            shared = utxo_api.shared_memory_utxos(vm.ctx.store, PRIMARY, source_chain)
+            return utxo_api.UTXOSet(touching(shared.ids_of, source_chain), shared.get)
+        return utxo_api.UTXOSet(touching(vm.state.utxo_ids_of), lambda utxo_id: vm.state.get(K_UTXO + utxo_id))
 
     utxo_service = utxo_api.UTXOService(
         chain_id=PRIMARY, alias="P", hrp=hrp, lookup_chain=lambda ref: lookup_chain(vm.ctx, ref),
@@ -172,6 +180,8 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
         tx_id = _id_arg(p, "txID")
         enc = _encoding(p)
         rec = vm.state.get_tx(tx_id)
+        if rec is None and vm.fork is not None:  # on a fork, the upstream's history
+            return vm.fork.history("platform.getTx", dict(p))
         if rec is None:
             raise RPCError("couldn't get tx: not found")
         if enc == "json":
@@ -181,6 +191,8 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
     def get_tx_status(p: dict) -> dict:
         tx_id = _id_arg(p, "txID")
         status, reason = vm.tx_status(tx_id)
+        if status == "Unknown" and vm.fork is not None:  # on a fork, the upstream's history
+            return vm.fork.history("platform.getTxStatus", {"txID": id_to_str(tx_id)})
         out = {"status": status}
         if reason:
             out["reason"] = reason
@@ -195,6 +207,8 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
         bid = _id_arg(p, "blockID")
         enc = _encoding(p)
         raw = vm.state.block_by_id(bid)
+        if raw is None and vm.fork is not None:  # on a fork, the upstream's history
+            return vm.fork.history("platform.getBlock", dict(p))
         if raw is None:
             raise RPCError(f"couldn't get block with id {id_to_str(bid)}: not found")
         return _block_reply(raw, enc)
@@ -207,6 +221,8 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
                            "See documentation for example calls") from None
         enc = _encoding(p)
         bid = vm.state.block_id_at(h)
+        if bid is None and vm.fork is not None and h < vm.height:  # on a fork, the upstream's history
+            return vm.fork.history("platform.getBlockByHeight", dict(p))
         if bid is None:
             raise RPCError(f"couldn't get block at height {h}: not found")
         return _block_reply(vm.state.block_by_id(bid), enc)
@@ -217,6 +233,7 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
         return utxo_api.get_utxos(utxo_service, p)
 
     def all_utxos(addrs: list[bytes]) -> list[UTXO]:
+        vm.touch_addresses(addrs)
         seen = set()
         out = []
         for a in sorted(set(addrs)):
@@ -361,9 +378,9 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
                 if subnet == PRIMARY:
                     d["uptime"] = "100.0000"
                     d["connected"] = s.node_id == getattr(vm, "node_id", None) or True
-                if isinstance(tx.signer, t.ProofOfPossession):
-                    d["signer"] = {"publicKey": "0x" + tx.signer.public_key.hex(),
-                                   "proofOfPossession": "0x" + tx.signer.proof.hex()}
+                signer = vm.signer_of(s.tx_id, tx)
+                if signer is not None:
+                    d["signer"] = {"publicKey": "0x" + signer[0].hex(), "proofOfPossession": "0x" + signer[1].hex()}
                 validators.append(d)
             else:
                 d = staker_json(s)
@@ -421,6 +438,8 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
     def get_validators_at(p: dict) -> dict:
         height = query_height(p)
         subnet = _id_arg(p, "subnetID")
+        if vm.fork is not None and height < vm.first_indexed_block - 1:  # before a fork: the upstream's
+            return vm.fork.history("platform.getValidatorsAt", {"height": str(height), "subnetID": id_to_str(subnet)})
         vs = vm.state.validator_set_at(subnet, height)
         return {node_id_to_str(n): {"publicKey": ("0x" + pk.hex()) if pk else None, "weight": _s(w)}
                 for n, (w, pk) in sorted(vs.items())}

@@ -186,6 +186,9 @@ class State:
         self.vset: dict[bytes, dict[bytes, list]] = {}
         self._vdiff: dict[tuple[bytes, bytes], tuple[int, bytes | None]] = {}
         self.facts = BlockFacts()  # of the block being built
+        # on a fork: the upstream's bytes of a tx the state refers to (a forked staker's, subnet's,
+        # chain's), read when first needed (vms/platform/fork.py)
+        self.upstream_tx: Any = None
 
     # ----------------------------------------------------------------------------- raw access
 
@@ -484,7 +487,13 @@ class State:
 
     def get_tx(self, tx_id: bytes) -> list | None:
         raw = self.get(K_TX + tx_id)
-        return None if raw is None else unpack(raw)
+        if raw is None:
+            if self.upstream_tx is not None and (tx_id in self.stakers or tx_id in self.subnets
+                                                 or tx_id in self.chains):
+                tx_bytes = self.upstream_tx(tx_id)
+                return None if tx_bytes is None else [tx_bytes, "Committed", 0]
+            return None
+        return unpack(raw)
 
     def put_facts(self, height: int, time: int) -> list:
         """Store the facts gathered since the last block at `height` (a block's time); returns them."""

@@ -79,8 +79,18 @@ class PlatformVM:
         self._in_advance = False
         self.listeners: list = []  # called with (height, block_id, [tx_ids]) after each accepted block
         self.genesis = self._genesis()
+        # on a fork of a live network: the upstream's P-Chain at the fork (fork.py)
+        self.fork: Any = None
+        self.utxo_fork: Any = None
+        if ctx.fork is not None:
+            from .fork import PlatformFork
+            self.fork = PlatformFork(self, ctx.fork)
+            self.utxo_fork = self.fork.utxos()
+            self.state.upstream_tx = self.fork.tx_bytes
         if self.state.is_initialized():
             self.state.load()
+        elif self.fork is not None:
+            self.fork.init_state()
         else:
             self._init_genesis()
         if ctx.indexer is not None:
@@ -113,6 +123,7 @@ class PlatformVM:
         """A fresh in-memory state from the committed store (loading into the old object would
         count every staker twice)."""
         self.state = State(self.ctx.store)
+        self.state.upstream_tx = None if self.fork is None else self.fork.tx_bytes
         self.state.load()
 
     def mine(self, blocks: int) -> int:
@@ -216,6 +227,7 @@ class PlatformVM:
         if tx_id in self.dropped:
             raise TxError(self.dropped[tx_id])
         self.advance_to(self.clock.now())
+        self._touch_inputs(stx)
         when = self.next_block_time()
         fs = self.fee_state_at(when)
         try:
@@ -230,6 +242,53 @@ class PlatformVM:
             self.dropped[tx_id] = reason
             raise TxError(f"failed verification: {reason}") from None
         self.mempool.append(stx)
+
+    @property
+    def first_indexed_block(self) -> int:
+        """The first block the index derives rows from (on a fork: the first after the upstream's)."""
+        if self.fork is None:
+            return 0
+        from .state import K_HEIGHT
+        first = next(iter(self.ctx.store.iterate(K_HEIGHT)), None)
+        return 0 if first is None else int.from_bytes(first[0][len(K_HEIGHT):], "big") + 1
+
+    def touch_addresses(self, addresses: Any, source: bytes | None = None) -> None:
+        """On a fork: bring the upstream UTXOs of `addresses` (own, or exported to the P-Chain by
+        `source`) into the fork the first time (vms/fork_utxos.py). Nothing otherwise."""
+        if self.utxo_fork is not None:
+            self.utxo_fork.touch(addresses, source)
+
+    def _touch_inputs(self, stx: SignedTx) -> None:
+        """On a fork: a tx spending UTXOs the fork does not hold brings its signers' upstream UTXOs in."""
+        if self.utxo_fork is None:
+            return
+        tx = stx.unsigned
+        own = [i for i in (tx.base.ins if hasattr(tx, "base") else ()) if self.state.get_utxo(i.utxo_id) is None]
+        source = getattr(tx, "source_chain", None)
+        imported = [i for i in getattr(tx, "imported_inputs", ())
+                    if atomic.get_utxo(self.ctx.store, self.chain_id, source, i.utxo_id) is None]
+        if not own and not imported:
+            return
+        from simnode.vms.fork_utxos import signer_addresses
+        signers = signer_addresses(stx.unsigned_hash, stx.credentials)
+        if own:
+            self.utxo_fork.touch(signers)
+        if imported:
+            self.utxo_fork.touch(signers, source)
+
+    def signer_of(self, tx_id: bytes, tx: Any) -> tuple[bytes, bytes] | None:
+        """A validator's BLS key and proof of possession as this P-Chain reports them: its tx's,
+        or on a fork the key simnode gave the forked validator."""
+        if not isinstance(getattr(tx, "signer", None), t.ProofOfPossession):
+            return None
+        if self.fork is not None:
+            from simnode.store import unpack
+            from .fork import SIGNER_PREFIX
+            raw = self.state.get(SIGNER_PREFIX + tx_id)
+            if raw is not None:
+                pk, pop = unpack(raw)
+                return pk, pop
+        return tx.signer.public_key, tx.signer.proof
 
     def verify_warp(self, tx: Any) -> None:
         """VerifyWarpMessages, done before a tx executes: a RegisterL1ValidatorTx's or
