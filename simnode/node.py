@@ -20,6 +20,7 @@ from aiohttp import web
 from . import logs
 from .api import admin as admin_api
 from .api import info as info_api
+from .api import reset as reset_rpc
 from .api import simnode as simnode_api
 from .api import warp_rpc
 from .api.health import health_endpoints
@@ -103,6 +104,8 @@ class Node:
         self._clock_wakeup: asyncio.Event | None = None
         self.port: int = 0
         self.data_dir: Path = Path()
+        self._base_genesis = self.genesis  # what a reset that leaves a fork starts from again
+        self._base_network_id = self.config.network_id
 
     # ----------------------------------------------------------------------------- identity
 
@@ -173,6 +176,8 @@ class Node:
         endpoints = build_chain_endpoints(chain)
         if self.warp_signer is not None and self.aggregator is not None and hasattr(chain, "accepted_message"):
             warp_rpc.register(endpoints["/rpc"], chain, self)
+        if chain.chain_id == self.genesis.c_chain_id and "/rpc" in endpoints:
+            reset_rpc.register(endpoints["/rpc"], self)  # anvil_reset / hardhat_reset (re-)fork the node
         if "/admin" in endpoints and not self.config.api_admin_enabled:
             endpoints["/admin"] = disabled_endpoint("C-Chain admin API", "--api-admin-enabled")
         self._endpoints[chain.chain_id] = (chain, endpoints)
@@ -210,14 +215,56 @@ class Node:
                 chain.reload()
         self.wake_clock()
 
+    def reset(self, fork_url: str | None, fork_block: int | None) -> None:
+        """anvil_reset / hardhat_reset: drop every chain's state and start them again on the same
+        data dir, port and clock, from the genesis (no `fork_url`) or as a fork of `fork_url` at
+        `fork_block` (default: the upstream's last accepted block). A fork that cannot be opened
+        is refused before anything is dropped."""
+        if fork_url:
+            from .fork import ForkError, open_fork
+            try:
+                open_fork(Store.memory(), fork_url, fork_block, timeout=self.config.fork_timeout,
+                          retries=self.config.fork_retries).upstream.close()
+            except ForkError as exc:
+                raise NodeError(str(exc)) from None
+        assert self.store is not None
+        self._close_chains()
+        self.warp_signer = self.aggregator = self.relayer = None
+        if self.fork is not None:
+            self.fork.upstream.close()
+            self.fork = None
+        self.store.close()
+        shutil.rmtree(self.data_dir / "db", ignore_errors=True)
+        self.config = self.config.with_(fork_url=fork_url or None, fork_block=fork_block if fork_url else None,
+                                        network_id=self._base_network_id)
+        self.genesis = self._base_genesis
+        self._open_store(self.data_dir)
+        self._open_fork()
+        self._build_chains()
+        while self._deferred:
+            spec = self._deferred.pop(0)
+            chain = spec.load()(self.chain_context(spec.chain_id))
+            self.chain_endpoints(chain)
+            self.chains[spec.chain_id] = chain
+        platform = self.chains[ZERO_ID]
+        self.warp_signer = WarpSigner(platform, self.keystore)
+        self.aggregator = Aggregator(platform, self.warp_signer)
+        for chain in list(self.chains.values()):
+            self._sign_for(chain)
+        self.chain_manager.attach()
+        self.chain_manager.sync()
+        self.wake_clock()
+
     def mine(self, blocks: int) -> dict[str, int]:
         """Build blocks now on every chain; returns the count per chain alias."""
         return {(c.default_aliases or (c.name,))[0]: c.mine(blocks) for c in self.chains.values()}
 
     # ----------------------------------------------------------------------------- lifecycle
 
-    def _open_store(self) -> None:
-        if self.config.ephemeral:
+    def _open_store(self, data_dir: Path | None = None) -> None:
+        if data_dir is not None:
+            self.data_dir = data_dir
+        elif self.config.ephemeral:
             self._tmpdir = tempfile.mkdtemp(prefix="simnode-")
             self.data_dir = Path(self._tmpdir)
         else:
@@ -395,13 +442,7 @@ class Node:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-        for chain in list(self.chains.values()):
-            chain.close()
-        self.chains.clear()
-        self._endpoints.clear()
-        self.chain_manager.close()
-        self._aliases.clear()
-        self._chain_aliases.clear()
+        self._close_chains()
         self.profiler.stop_all()
         if self.fork is not None:
             self.fork.upstream.close()
@@ -411,6 +452,15 @@ class Node:
         if self._tmpdir is not None:
             shutil.rmtree(self._tmpdir, ignore_errors=True)
             self._tmpdir = None
+
+    def _close_chains(self) -> None:
+        for chain in list(self.chains.values()):
+            chain.close()
+        self.chains.clear()
+        self._endpoints.clear()
+        self.chain_manager.close()
+        self._aliases.clear()
+        self._chain_aliases.clear()
 
     # ----------------------------------------------------------------------------- in-process API
 

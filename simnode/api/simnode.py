@@ -7,6 +7,9 @@
 * `simnode.mine {blocks?}` builds blocks now on every chain that has something to build (the
   C-Chain builds empty blocks too).
 * `simnode.getTime {}` → the node's time.
+* `simnode.fundAddress {address, amount}` credits an address as a dev state edit (no tx): an
+  X- or P-Chain address (`X-…`/`P-…`) gets a new AVAX UTXO of `amount` nAVAX (vms/faucet.py), a
+  C-Chain address (`0x…`) `amount` wei; on a fork, any upstream address.
 * `simnode.setRelayer {enabled}` switches the in-process ICM relayer; `simnode.getRelayer {}` →
   `{enabled, address, pending}` (its account and the messages waiting for delivery).
 """
@@ -17,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..clock import ClockError
 from ..errors import NodeError
+from ..formats.address import parse_address
 from ..formats.errors import FormatError
+from ..formats.ids import id_to_str
 from ..formats.jsonnum import format_rfc3339, parse_uint
 from ..rpc.jsonrpc import GorillaService, RPCError
 
@@ -90,8 +95,35 @@ def build_service(node: Node) -> GorillaService:
                 "address": None if relayer is None else "0x" + relayer.address.hex(),
                 "pending": [] if relayer is None else ["0x" + p.message_id.hex() for p in relayer.pending]}
 
+    def fund_address(params: dict[str, Any]) -> dict[str, Any]:
+        text = params.get("address")
+        if not isinstance(text, str) or not text:
+            raise RPCError("argument 'address' not given")
+        amount = _uint(params, "amount")
+        if amount == 0:
+            raise RPCError("amount must be more than 0")
+        if text[:2].lower() == "0x":
+            chain = node.chain_by_alias("C")
+            try:
+                address = bytes.fromhex(text[2:])
+            except ValueError:
+                address = b""
+            if len(address) != 20 or chain is None or not hasattr(chain, "edit_state"):
+                raise RPCError(f"couldn't parse address {text!r}: not a C-Chain address")
+            chain.edit_state(lambda st: st.set_balance(address, st.get_balance(address) + amount))
+            return {"balance": str(chain.view().get_balance(address))}
+        try:
+            alias, hrp, address = parse_address(text)
+        except FormatError as exc:
+            raise RPCError(f"couldn't parse address {text!r}: {exc}") from exc
+        chain = node.chain_by_alias(alias)
+        if hrp != node.genesis.hrp or chain is None or not hasattr(chain, "fund"):
+            raise RPCError(f"couldn't parse address {text!r}: not an X- or P-Chain address of network "
+                           f"{node.genesis.hrp}")
+        return {"txID": id_to_str(chain.fund(address, amount)), "outputIndex": 0}
+
     return GorillaService({"simnode": {
         "getTime": get_time, "advanceTime": advance_time, "setTime": set_time,
         "snapshot": snapshot, "revert": revert, "mine": mine,
-        "setRelayer": set_relayer, "getRelayer": get_relayer,
+        "setRelayer": set_relayer, "getRelayer": get_relayer, "fundAddress": fund_address,
     }})

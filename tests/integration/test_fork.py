@@ -355,6 +355,23 @@ def test_shared_memory_waiting_upstream_is_imported_on_the_fork(upstream, clean)
 # ---------------------------------------------------------------------------------------- dev controls
 
 
+def test_fund_address_credits_x_p_and_c_addresses(upstream, clean):
+    fork = clean
+    S = fork.url + "/ext/simnode"
+    who = hashlib.sha256(b"fork-fund").digest()[:20]
+    x, p = format_address("X", "local", who), format_address("P", "local", who)
+    got = call(S, "simnode.fundAddress", {"address": x, "amount": "5000000000"})
+    assert got["outputIndex"] == 0
+    assert call(fork.url + "/ext/bc/X", "avm.getBalance", {"address": x, "assetID": "AVAX"})["balance"] == "5000000000"
+    call(S, "simnode.fundAddress", {"address": p, "amount": "7000000000"})
+    assert call(fork.url + "/ext/bc/P", "platform.getBalance", {"addresses": [p]})["balance"] == "7000000000"
+    eth = "0x" + who.hex()
+    assert call(S, "simnode.fundAddress", {"address": eth, "amount": "10"}) == {"balance": "10"}
+    assert call(fork.url + "/ext/bc/C/rpc", "eth_getBalance", [eth, "latest"]) == "0xa"
+    with pytest.raises(RPCFailure, match="not an X- or P-Chain address"):
+        call(S, "simnode.fundAddress", {"address": format_address("X", "fuji", who), "amount": "1"})
+
+
 def test_the_data_api_says_the_history_before_the_fork_is_the_upstreams(upstream, fork):
     import json
     import urllib.request

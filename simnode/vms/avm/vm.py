@@ -234,6 +234,17 @@ class XChainVM:
         if self.fork is not None:
             self.fork.utxos.touch(addresses, source)
 
+    def fund(self, address: bytes, amount: int) -> bytes:
+        """simnode.fundAddress: a new AVAX UTXO of `amount` nAVAX owned by `address` (faucet.py);
+        returns its UTXO's tx ID (output 0)."""
+        from simnode.vms.faucet import fund_utxo
+        self.touch_addresses((address,))
+        batch = self.store.batch()
+        utxo = fund_utxo(batch, self.chain_id, self.avax_asset_id, address, amount)
+        ChainState(batch, self.prefix, self.chain_id).put_utxo(utxo)
+        batch.commit()
+        return utxo.tx_id
+
     def _touch_inputs(self, tx: Tx) -> None:
         """On a fork: a tx spending UTXOs the fork does not hold brings its signers' upstream UTXOs in."""
         if self.fork is None:

@@ -258,6 +258,21 @@ class PlatformVM:
         if self.utxo_fork is not None:
             self.utxo_fork.touch(addresses, source)
 
+    def fund(self, address: bytes, amount: int) -> bytes:
+        """simnode.fundAddress: a new AVAX UTXO of `amount` nAVAX owned by `address` (faucet.py);
+        returns its UTXO's tx ID (output 0)."""
+        from simnode.vms.faucet import fund_utxo
+        self.touch_addresses((address,))
+        st = self.state
+        st.w = self.ctx.store.batch()
+        try:
+            utxo = fund_utxo(st.w, self.chain_id, self.avax_asset_id, address, amount)
+            st.add_utxo(utxo)
+            st.w.commit()
+        finally:
+            st.w = None
+        return utxo.tx_id
+
     def _touch_inputs(self, stx: SignedTx) -> None:
         """On a fork: a tx spending UTXOs the fork does not hold brings its signers' upstream UTXOs in."""
         if self.utxo_fork is None:
