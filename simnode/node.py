@@ -221,7 +221,8 @@ class Node:
         `fork_block` (default: the upstream's last accepted block). A fork that cannot be opened
         is refused before anything is dropped."""
         if fork_url:
-            from .fork import ForkError, open_fork
+            from .fork.errors import ForkError
+            from .fork.session import open_fork
             try:
                 open_fork(Store.memory(), fork_url, fork_block, timeout=self.config.fork_timeout,
                           retries=self.config.fork_retries).upstream.close()
@@ -297,8 +298,9 @@ class Node:
         genesis's; the chains then read their state through `self.fork` (simnode/fork)."""
         if not self.config.fork_url:
             return
-        from .fork import ForkError, forked_genesis, open_fork
-        from .fork.identity import describe_ids
+        from .fork.errors import ForkError
+        from .fork.identity import describe_ids, forked_genesis
+        from .fork.session import open_fork
 
         assert self.store is not None
         try:

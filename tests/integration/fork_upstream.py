@@ -12,7 +12,8 @@ from typing import Any
 
 from eth_abi import decode as abi_decode
 from eth_abi import encode as abi_encode
-from eth_utils import keccak
+from eth_utils import keccak, to_checksum_address
+from rlp import encode as rlp_encode
 
 from simnode.config import NodeConfig
 from simnode.node import Node, NodeThread
@@ -95,15 +96,13 @@ def start_upstream(log_level: str = "WARN") -> Upstream:
                                              log_level=log_level))
     result = run_on(handle, SETUP, base_dir=CONTRACTS)
     saved = dict(result.saved)
-    saved["token"] = token_address(handle.url + "/ext/bc/C/rpc", result.accounts["alice"].c_address)
+    saved["token"] = token_address(result.accounts["alice"].c_address)
     return Upstream(handle, saved, result.accounts)
 
 
-def token_address(rpc: str, deployer: str) -> str:
+def token_address(deployer: str) -> str:
     """The token the scenario deployed: alice's first contract (her nonce 0)."""
-    from eth_utils import to_checksum_address
-    from rlp import encode
-    return to_checksum_address(keccak(encode([bytes.fromhex(deployer[2:]), 0]))[12:])
+    return to_checksum_address(keccak(rlp_encode([bytes.fromhex(deployer[2:]), 0]))[12:])
 
 
 def erc20_balance(rpc: str, token: str, holder: str, tag: str = "latest") -> int:

@@ -23,7 +23,7 @@ from eth_utils import to_checksum_address
 
 from simnode.config import NodeConfig
 from simnode.crypto import bls
-from simnode.formats import encode_bytes, format_address, id_to_str
+from simnode.formats import format_address, id_from_str, id_to_str
 from simnode.node import Node
 from simnode.vms.evm import predicates
 from simnode.warp.keystore import derived_secret_key
@@ -250,7 +250,7 @@ def test_p_chain_is_the_upstreams_with_keys_the_fork_derives(upstream, fork):
     assert _without_keys(ours["validators"]) == _without_keys(theirs["validators"])
     assert len(ours["validators"]) == 6
     for v in ours["validators"]:
-        node_id = bytes(fork.node.chains[bytes(32)].state.stakers[_id(v["txID"])].node_id)
+        node_id = fork.node.chains[bytes(32)].state.stakers[id_from_str(v["txID"])].node_id
         secret = derived_secret_key(FORK_SEED, node_id)
         assert v["signer"]["publicKey"] == "0x" + bls.public_key(secret).hex()
         assert bls.verify_possession(bls.public_key(secret), bytes.fromhex(v["signer"]["proofOfPossession"][2:]))
@@ -274,11 +274,6 @@ def test_p_chain_is_the_upstreams_with_keys_the_fork_derives(upstream, fork):
     for h in ("0", height):
         theirs, ours = both(upstream, fork, P, "platform.getBlockByHeight", {"height": h, "encoding": "hex"})
         assert ours == theirs
-
-
-def _id(text: str) -> bytes:
-    from simnode.formats import id_from_str
-    return id_from_str(text)
 
 
 def test_the_forked_p_chain_runs_on_the_forks_clock(upstream, clean):

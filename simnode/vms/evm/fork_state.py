@@ -31,8 +31,8 @@ from eth.vm.interrupt import MissingStorageTrieNode
 from eth_utils import int_to_big_endian
 
 from ...crypto.hashing import keccak256
-from ...fork import ForkError, UpstreamAnswerError
-from ...fork.errors import NotForked
+from ...fork.client import UpstreamAnswerError
+from ...fork.errors import ForkError, NotForked
 from ...fork.identity import block_time_ms
 from ...formats.ids import id_to_str
 from .fees import FeeState
