@@ -295,14 +295,20 @@ class Node:
 
     def _open_fork(self) -> None:
         """--fork-url: the upstream's identity (network, asset and chain IDs) replaces the
-        genesis's; the chains then read their state through `self.fork` (simnode/fork)."""
+        genesis's; the chains then read their state through `self.fork` (simnode/fork). A data
+        dir that holds a fork goes on with it (a restart without the flag, `simnode reindex`)."""
+        assert self.store is not None
         if not self.config.fork_url:
-            return
+            from .fork.cache import ForkCache
+            held = ForkCache(self.store).held_url()
+            if held is None:
+                return
+            log.info("the data dir holds a fork of %s: it goes on", held)
+            self.config = self.config.with_(fork_url=held)
         from .fork.errors import ForkError
         from .fork.identity import describe_ids, forked_genesis
         from .fork.session import open_fork
 
-        assert self.store is not None
         try:
             self.fork = open_fork(self.store, self.config.fork_url, self.config.fork_block,
                                   timeout=self.config.fork_timeout, retries=self.config.fork_retries)

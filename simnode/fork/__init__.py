@@ -8,5 +8,6 @@ vms/avm/fork.py). Layers point down: the VMs import this package, never the reve
     fork = session.open_fork(store, url, block_number)   # identity fetched once, then cached
     fork.cached(b"some/key", lambda: fork.upstream.eth("eth_getCode", [...]))
 
-Only errors.py is imported by code that runs on every node; the rest when a node forks.
+Only errors.py and cache.py are imported by code that runs on every node; the rest when a node
+forks.
 """

@@ -15,6 +15,7 @@ from typing import Any
 from ..store import Store, pack, unpack
 
 PREFIX = b"fork/"
+IDENTITY_KEY = b"identity"  # the fork's identity record (identity.py): a data dir holding it is a fork's
 MEMORY_ITEMS = 100_000
 
 _MISSING = object()
@@ -65,6 +66,13 @@ class ForkCache:
         if len(self._memory) >= MEMORY_ITEMS:
             self._memory.clear()
         self._memory[key] = value
+
+    def held_url(self) -> str | None:
+        """The upstream URL of the fork this store holds (None: not a fork's data dir)."""
+        try:
+            return self.get(IDENTITY_KEY)[0]
+        except KeyError:
+            return None
 
     def clear(self) -> None:
         """Forget every kept value (anvil_reset onto another fork)."""

@@ -15,13 +15,11 @@ from typing import Any
 
 from ..formats.address import hrp_for_network, network_name
 from ..formats.ids import id_from_str, id_to_str
-from .cache import ForkCache
+from .cache import IDENTITY_KEY, ForkCache
 from .client import Upstream
 from .errors import ForkError
 
 log = logging.getLogger("simnode.fork")
-
-IDENTITY_KEY = b"identity"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +92,15 @@ def open_identity(upstream: Upstream, cache: ForkCache, block_number: int | None
     if block_number is not None and block_number != held.block_number:
         raise ForkError(f"the data dir holds a fork of {held.describe()} from {held.url}; --fork-block "
                         f"{block_number} asks for another block: use another --data-dir")
+    probe = Upstream(upstream.url, timeout=min(upstream.timeout, 5.0), retries=0)  # a check, not a need
     try:
-        network_id = int(upstream.avax("/ext/info", "info.getNetworkID")["networkID"])
-        block = upstream.eth("eth_getBlockByNumber", [hex(held.block_number), False])
+        network_id = int(probe.avax("/ext/info", "info.getNetworkID")["networkID"])
+        block = probe.eth("eth_getBlockByNumber", [hex(held.block_number), False])
     except ForkError as exc:
         log.warning("fork upstream not checked (%s); serving what the cache holds", exc)
         return replace(held, url=upstream.url)
+    finally:
+        probe.close()
     served = None if block is None else bytes.fromhex(block["hash"][2:])
     if network_id != held.network_id or served != held.block_hash:
         theirs = (f"network {network_id} ({network_name(network_id)}) with "

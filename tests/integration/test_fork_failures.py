@@ -16,6 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from eth_account import Account
 
+from simnode import cli
 from simnode.config import NodeConfig
 from simnode.errors import NodeError
 from simnode.formats import format_address
@@ -62,10 +63,14 @@ def test_a_restart_without_the_upstream_serves_what_was_fetched(tmp_path):
         after = call(f, "eth_getBalance", [EWOQ.address, "latest"])
         fork_block = call(f, "eth_getBlockByNumber", ["0x2", False])
     up.stop()
+    # the index is rebuilt from the fork's own blocks alone, without the upstream
+    assert cli.main(["reindex", "--data-dir", str(tmp_path)]) == 0
 
     with _fork(url + "/ext/bc/C/rpc", tmp_path, fork_retries=1) as fork:  # starts: the cache knows the fork
         f = fork.url + "/ext/bc/C/rpc"
         assert call(f, "eth_blockNumber") == head
+        blocks = json.loads(post(fork.url + "/v1/chains/43112/blocks", "", method="GET")[1])["blocks"]
+        assert [b["blockNumber"] for b in blocks] == [str(int(head, 16))]  # the index holds the fork's blocks
         assert call(f, "eth_getBalance", [EWOQ.address, "latest"]) == after != balance
         assert call(f, "eth_getBalance", [EWOQ.address, "0x2"]) == balance
         assert call(f, "eth_getTransactionReceipt", [sent])["status"] == "0x1"
@@ -91,6 +96,10 @@ def test_a_restart_without_the_upstream_serves_what_was_fetched(tmp_path):
         with pytest.raises(RPCFailure, match="fork upstream .* cannot reach it"):
             call(f, "eth_sendRawTransaction", ["0x" + other.sign_transaction(tx).raw_transaction.hex()])
         assert call(f, "eth_blockNumber") == head
+    # started again without --fork-url, the data dir goes on with its fork
+    with Node.start_in_thread(NodeConfig(http_port=0, data_dir=tmp_path, clock_mode="virtual",
+                                         log_level="ERROR", fork_retries=0)) as node:
+        assert node.node.fork is not None and call(node.url + "/ext/bc/C/rpc", "eth_blockNumber") == head
 
 
 def test_a_data_dir_of_another_networks_fork_refuses_to_start(tmp_path):
