@@ -117,7 +117,7 @@ def test_c_chain_state_is_the_upstreams_at_the_fork_block(upstream, fork):
     block = call(upstream.c, "eth_getBlockByNumber", ["0x2", False])
     assert call(f, "eth_getBlockByHash", [block["hash"], False]) == block
     tx_hash = block["transactions"][0]
-    for method in ("eth_getTransactionByHash", "eth_getTransactionReceipt"):
+    for method in ("eth_getTransactionByHash", "eth_getTransactionReceipt", "debug_traceTransaction"):
         assert call(f, method, [tx_hash]) == call(upstream.c, method, [tx_hash])
     logs = {"fromBlock": "0x0", "toBlock": n, "address": token}
     assert call(f, "eth_getLogs", [logs]) == call(upstream.c, "eth_getLogs", [logs])

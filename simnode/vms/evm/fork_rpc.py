@@ -1,7 +1,7 @@
 """A forked EVM chain's RPC for history up to the fork block: served as the upstream serves it.
 
-Blocks up to the fork block N (by number, by hash, their txs, receipts and logs) and state at a
-block before N are the upstream's: the methods below answer them from the upstream (each answer
+Blocks up to the fork block N (by number, by hash, their txs, receipts, logs and traces) and
+state at a block before N are the upstream's: the methods below answer them from the upstream (each answer
 kept in the fork cache) and everything from N+1 on (and the state at N, which is the fork's lazy
 state before its first block) from the chain itself, with service.py's own handlers. eth_getLogs
 and eth_feeHistory over a range that spans N join the two parts. A tx or block the upstream only
@@ -25,8 +25,9 @@ LATEST_TAGS = ("latest", "pending", "safe", "finalized", "accepted")
 STATE_METHODS = {"eth_getBalance": 1, "eth_getCode": 1, "eth_getTransactionCount": 1, "eth_getStorageAt": 2,
                  "eth_call": 1, "eth_estimateGas": 1, "eth_getProof": 2, "eth_createAccessList": 1}
 BY_NUMBER = ("eth_getBlockTransactionCountByNumber", "eth_getTransactionByBlockNumberAndIndex",
-             "eth_getBlockReceipts", "eth_getHeaderByNumber")
-BY_HASH = ("eth_getBlockTransactionCountByHash", "eth_getTransactionByBlockHashAndIndex", "eth_getHeaderByHash")
+             "eth_getBlockReceipts", "eth_getHeaderByNumber", "debug_traceBlockByNumber")
+BY_HASH = ("eth_getBlockTransactionCountByHash", "eth_getTransactionByBlockHashAndIndex", "eth_getHeaderByHash",
+           "debug_traceBlockByHash")
 BY_TX_HASH = ("eth_getTransactionByHash", "eth_getTransactionReceipt", "eth_getRawTransactionByHash")
 
 
@@ -146,6 +147,18 @@ def register_fork(svc: EthService, api: Any) -> None:
 
     for name in BY_TX_HASH:
         svc.wrap(name, tx_lookup(name))
+
+    def trace_tx(original: Handler) -> Handler:
+        def handler(h: Any, *rest: Any) -> Any:
+            if chain.tx_location(parse_hash(h)) is None:
+                tx = upstream("eth_getTransactionByHash", [h])
+                number = None if tx is None else tx.get("blockNumber")
+                if number is not None and int(number, 16) <= fork_block:
+                    return upstream("debug_traceTransaction", [h, *rest])
+            return original(h, *rest)
+        return handler
+    if svc.has("debug_traceTransaction"):
+        svc.wrap("debug_traceTransaction", trace_tx)
 
     # ------------------------------------------------------------------ state before the fork block
 
