@@ -21,6 +21,8 @@ The block row also holds, under "ct", the call frames each tx's execution record
 only when some tx ran code), so the index can be rebuilt from block rows alone.
 One accepted block = one Store batch holding all of the above, plus the index rows the node's
 indexer (ctx.indexer, simnode/index) derives from the block row.
+On a fork (fork_state.py) the chain's first row is the upstream's fork block N, over an empty
+state the upstream's fills in as it is read; its blocks before N are the upstream's (fork_rpc.py).
 """
 
 from __future__ import annotations
@@ -366,7 +368,7 @@ class EVMChain:
         # its predicates (from the node; without them every predicate fails)
         self.warp_identity = warp.Identity(self.config.network_id, self.chain_id, subnet_id)
         self.warp_validators: warp.ValidatorView | None = getattr(ctx, "warp_validators", None)
-        # credited at the start of block 1, like an activation: block 0 stays the real genesis
+        # credited at the start of block 1 (on a fork N+1), like an activation: block 0 stays the real genesis
         self.first_block_credits: tuple[tuple[bytes, int], ...] = tuple(getattr(ctx, "first_block_credits", ()))
         self.vm_class = self.precompiles.base_vm
         self.kv = StoreKV(self.store, prefix + b"s/")
@@ -988,7 +990,8 @@ class EVMChain:
         """What block `number` at `time` (s) on a parent at `parent_time` (None: the genesis,
         before its alloc) does to the state before its first tx, as coreth's and subnet-evm's
         ApplyUpgrades: the precompile configs that activate (or disable) in it (on the C-Chain,
-        Warp's account at Durango); block 1 first places the ICM messenger (icm/placement.py) and
+        Warp's account at Durango); the chain's first block (block 1; on a fork N+1, with the
+        upstream's messenger, or none) first places the ICM messenger (icm/placement.py) and
         credits `first_block_credits`."""
         if number == self.first_local_block and parent_time is not None:
             if self.fork is None:  # a forked chain has the upstream's messenger, or none
