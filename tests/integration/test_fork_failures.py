@@ -248,3 +248,38 @@ def test_a_tx_reading_what_the_upstream_cannot_give_is_left_out_with_the_error(t
     finally:
         proxy.close()
         up.handle.stop()
+
+
+def test_simnode_run_forks_from_the_command_line_and_refuses_bad_flags(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "ETH_HASH_BACKEND": "pysha3", "SIMNODE_HOME": str(tmp_path)}
+
+    def run(*flags: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "simnode", "run", "--http-port", "0", "--log-level", "ERROR",
+                                 *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root, env=env, text=True)
+
+    bad = run("--fork-block", "3")
+    assert bad.wait(30) != 0 and "--fork-block needs --fork-url" in bad.stderr.read()
+    down = run("--fork-url", "http://127.0.0.1:9/ext/bc/C/rpc", "--fork-timeout", "1", "--ephemeral")
+    assert down.wait(30) == 1
+    assert "simnode: fork upstream http://127.0.0.1:9/ext/info: info.getNetworkID failed: cannot reach it " \
+           "(connection refused)" in down.stderr.read()
+    up = _upstream()
+    proc = run("--fork-url", up.url + "/ext/bc/C/rpc", "--fork-block", "1")
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("simnode ready: network local (12345) at http://127.0.0.1:"), line
+        base = line.split(" at ")[1].split(" ")[0]
+        assert call(base + "/ext/bc/C/rpc", "eth_blockNumber") == "0x1"
+        assert call(base + "/ext/bc/C/rpc", "eth_getBlockByNumber", ["0x1", False]) == \
+            call(up.url + "/ext/bc/C/rpc", "eth_getBlockByNumber", ["0x1", False])
+        assert list(tmp_path.iterdir())[0].name.startswith("fork-")  # the data dir of a fork without --data-dir
+    finally:
+        proc.terminate()
+        assert proc.wait(20) == 0
+        up.stop()

@@ -41,6 +41,7 @@ from .rules import FastAccount, account_rlp
 
 log = logging.getLogger("simnode.fork")
 
+MEMORY_ACCOUNTS = 100_000  # decoded upstream accounts kept in memory (all of them stay in the fork cache)
 TOMBSTONE = b"\x00"  # an account the fork deleted (never a valid account RLP)
 ZERO_VALUE = rlp.encode(0)  # a slot the fork set to zero (read back as 0, not as "absent")
 
@@ -120,6 +121,9 @@ class ForkState:
         except KeyError:
             self.prefetch((address,))
             rec = self.cache.get(key)
+        if len(self._accounts) >= MEMORY_ACCOUNTS:
+            self._accounts.clear()
+            self._encoded.clear()
         hit = self._accounts[address] = (rec[0], int.from_bytes(rec[1], "big"), rec[2])
         return hit
 
