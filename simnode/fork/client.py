@@ -6,7 +6,8 @@ ending in `/ext/bc/C/rpc` (Anvil's habit), which names the node serving it. Call
 
 * `eth(method, params)` and `eth_batch([(method, params), …])` on a chain's `/ext/bc/<chain>/rpc`
   (C by default), go-ethereum's envelope, one HTTP request per batch;
-* `avax(endpoint, method, params)` on `/ext/info`, `/ext/bc/P`, `/ext/bc/X`, … (gorilla).
+* `avax(endpoint, method, params)` on `/ext/info`, `/ext/bc/P`, `/ext/bc/X`, … (gorilla), and
+  `avax_many` for one method over many params objects, on a few connections at once.
 
 Every call has one time budget (`timeout`, seconds): a refused or dropped connection, a 5xx or a
 429 is retried after a back-off that doubles (a 429's Retry-After is honoured) until `retries`
@@ -21,6 +22,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -105,6 +107,31 @@ class Upstream:
         if not isinstance(reply, dict):
             raise ForkError(f"fork upstream {self.url}{endpoint}: {method} answered something that is not JSON-RPC")
         return self._result(reply, f"{endpoint} {method}")
+
+    def avax_many(self, endpoint: str, method: str, params: list[dict[str, Any]], workers: int = 8) -> list[Any]:
+        """`method` once per params object, on up to `workers` connections at once (a fork's first
+        start asks a big network's P-Chain for hundreds of subnets and validators); the answers in
+        order, or the first error."""
+        if len(params) <= 1:
+            return [self.avax(endpoint, method, p) for p in params]
+        local = threading.local()
+        clients: list[Upstream] = []
+
+        def one(p: dict[str, Any]) -> Any:
+            client = getattr(local, "client", None)
+            if client is None:
+                client = local.client = Upstream(self.url, timeout=self.timeout, retries=self.retries,
+                                                 backoff=self.backoff, max_backoff=self.max_backoff)
+                clients.append(client)
+            return client.avax(endpoint, method, p)
+
+        try:
+            with ThreadPoolExecutor(min(workers, len(params))) as pool:
+                return list(pool.map(one, params))
+        finally:
+            for client in clients:
+                self.requests += client.requests
+                client.close()
 
     def _result(self, reply: dict, what: str) -> Any:
         err = reply.get("error")

@@ -161,3 +161,15 @@ def test_the_cache_keeps_values_through_a_reopen_and_a_revert(tmp_path):
     assert again.get(b"k") == [1, b"\x02"] and again.get(b"absent") is None and fetched == [1]
     with pytest.raises(KeyError):
         again.get(b"never")
+
+
+def test_many_calls_on_several_connections_keep_their_order(server):
+    url, script = server
+    up = Upstream(url)
+    params = [{"n": i} for i in range(20)]
+    assert up.avax_many("/ext/bc/P", "platform.getSubnet", params) == [
+        f'platform.getSubnet:{{"n": {i}}}' for i in range(20)]
+    assert up.requests == 20 and sorted(b["params"]["n"] for b in script.seen) == list(range(20))
+    script.steps = [(404, {}, b"gone", 0.0)] * 3
+    with pytest.raises(ForkError, match="answered HTTP 404"):
+        up.avax_many("/ext/bc/P", "platform.getSubnet", params[:3])

@@ -354,19 +354,26 @@ class ChainFork:
         once (by bisection over the upstream's blocks) and kept."""
         key = self.key + b"point"
         try:
-            number, block_hash = self.fork.cache.get(key)
-            return number, block_hash
+            point = self.fork.cache.get(key)
         except KeyError:
-            pass
+            point = None
+        else:
+            if isinstance(point, str):  # found not served at an earlier start
+                raise NotForked(point)
+            return point[0], point[1]
         upstream = self.fork.upstream
         try:
             head = upstream.eth("eth_getBlockByNumber", ["latest", False], self.path)
-        except UpstreamAnswerError as exc:
-            raise NotForked(f"the upstream does not serve its RPC ({exc.upstream_message})") from None
         except ForkError as exc:
-            if "HTTP 404" in str(exc):
-                raise NotForked("the upstream does not serve its RPC (HTTP 404)") from None
-            raise
+            if isinstance(exc, UpstreamAnswerError):
+                reason = exc.upstream_message
+            elif "HTTP 404" in str(exc):
+                reason = "HTTP 404"
+            else:
+                raise
+            why = f"the upstream does not serve its RPC ({reason})"
+            self.fork.cache.put(key, why)
+            raise NotForked(why) from None
         lo, hi = 0, _q(head["number"])
         if block_time_ms(head) > time_ms:
             while lo < hi:  # the last block whose time is at most time_ms

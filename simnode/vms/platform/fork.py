@@ -26,7 +26,8 @@ from typing import Any
 from simnode.codec import OutputOwners, Writer, decode_utxo
 from simnode.crypto import bls
 from simnode.formats import decode_bytes, id_from_str, id_to_str, node_id_from_str, parse_address
-from simnode.formats.ids import ZERO_ID
+from simnode.formats.ids import SUBNET_EVM_VM_ID, ZERO_ID
+from simnode.fork.client import UpstreamAnswerError
 from simnode.store import pack
 from simnode.warp import acp77
 from simnode.warp.keystore import derived_secret_key
@@ -86,6 +87,16 @@ class PlatformFork:
     def call(self, method: str, params: dict | None = None) -> Any:
         return self.upstream.avax(P, method, params or {})
 
+    def many(self, method: str, params: list[dict]) -> list[Any]:
+        return self.upstream.avax_many(P, method, params)
+
+    def many_txs(self, tx_ids: list[bytes]) -> list[bytes | None]:
+        """Upstream txs, fetched on a few connections at once (those not kept yet), kept."""
+        missing = [tx_id for tx_id in tx_ids if not self.fork.cache.has(TX_KEY + tx_id)]
+        answers = self.many("platform.getTx", [{"txID": id_to_str(tx_id), "encoding": "hex"} for tx_id in missing])
+        self.fork.cache.put_many({TX_KEY + tx_id: decode_bytes(a["tx"], "hex") for tx_id, a in zip(missing, answers)})
+        return [self.tx_bytes(tx_id) for tx_id in tx_ids]
+
     def tx_bytes(self, tx_id: bytes) -> bytes | None:
         """An upstream tx the fork's state refers to (a staker's, a subnet's, a chain's)."""
         def fetch() -> bytes | None:
@@ -122,10 +133,14 @@ class PlatformFork:
         supply = int(self.call("platform.getCurrentSupply")["supply"])
         fee_state = self.call("platform.getFeeState")
         validator_fee_state = self.call("platform.getValidatorFeeState")
-        subnet_ids = [id_from_str(s["id"]) for s in self.call("platform.getSubnets")["subnets"]]
-        subnets = {sid: self.call("platform.getSubnet", {"subnetID": id_to_str(sid)})
-                   for sid in subnet_ids if sid != PRIMARY}
+        subnet_ids = sorted(id_from_str(s["id"]) for s in self.call("platform.getSubnets")["subnets"]
+                            if id_from_str(s["id"]) != PRIMARY)
+        subnets = dict(zip(subnet_ids, self.many("platform.getSubnet",
+                                                 [{"subnetID": id_to_str(sid)} for sid in subnet_ids])))
         chains = self.call("platform.getBlockchains")["blockchains"]
+        # the genesis of a chain simnode can run (subnet-EVM), from its CreateChainTx
+        runnable = [id_from_str(c["id"]) for c in chains if id_from_str(c["vmID"]) == SUBNET_EVM_VM_ID]
+        geneses = dict(zip(runnable, self.many_txs(runnable)))
 
         st.w = vm.ctx.store.batch()
         m = st.meta
@@ -145,18 +160,14 @@ class PlatformFork:
             st.put_subnet(sub)
         upstream_chains = []
         for c in chains:
-            cid, sid = id_from_str(c["id"]), id_from_str(c["subnetID"])
-            genesis = b""
-            if sid != PRIMARY:
-                raw = self.tx_bytes(cid)
-                if raw is not None:
-                    genesis = t.parse_tx(raw).unsigned.genesis_data
-            st.put_chain(ChainRecord(cid, sid, c["name"], id_from_str(c["vmID"]), genesis))
+            cid = id_from_str(c["id"])
+            raw = geneses.get(cid)
+            genesis = t.parse_tx(raw).unsigned.genesis_data if raw is not None else b""
+            st.put_chain(ChainRecord(cid, id_from_str(c["subnetID"]), c["name"], id_from_str(c["vmID"]), genesis))
             upstream_chains.append(cid)
         self.fork.cache.put(UPSTREAM_CHAINS_KEY, upstream_chains)
         self._primary_stakers()
-        for sid, info in sorted(subnets.items()):
-            self._subnet_validators(sid, not info.get("isPermissioned", True))
+        self._subnet_validators(height, subnets)
         block_id = blocks.block_id(raw_block)
         st.put_block(block_id, height, raw_block)
         m.height = height
@@ -182,44 +193,53 @@ class PlatformFork:
     def _primary_stakers(self) -> None:
         vm = self.vm
         st = vm.state
-        for v in self.call("platform.getCurrentValidators")["validators"]:
-            node = node_id_from_str(v["nodeID"])
-            s = Staker(id_from_str(v["txID"]), node, PRIMARY, PRIO_PRIMARY_VALIDATOR, int(v["weight"]),
-                       int(v["startTime"]), int(v["endTime"]), int(v.get("potentialReward", "0")), None,
-                       round(float(v.get("delegationFee", "0")) * 10_000), int(v.get("accruedDelegateeReward", "0")))
+        validators = self.call("platform.getCurrentValidators")["validators"]
+        for v in validators:
+            s = Staker(id_from_str(v["txID"]), node_id_from_str(v["nodeID"]), PRIMARY, PRIO_PRIMARY_VALIDATOR,
+                       int(v["weight"]), int(v["startTime"]), int(v["endTime"]), int(v.get("potentialReward", "0")),
+                       None, round(float(v.get("delegationFee", "0")) * 10_000),
+                       int(v.get("accruedDelegateeReward", "0")))
             if v.get("signer"):
                 self._signer_record(s)
             st.put_staker(s)
             vm._history_add(s, "validator")
-            if int(v.get("delegatorCount", "0")) == 0:
-                continue
-            one = self.call("platform.getCurrentValidators", {"nodeIDs": [v["nodeID"]]})["validators"]
-            for entry in one:
+        delegated = [v["nodeID"] for v in validators if int(v.get("delegatorCount", "0"))]
+        for answer in self.many("platform.getCurrentValidators", [{"nodeIDs": [n]} for n in delegated]):
+            for entry in answer["validators"]:
+                node = node_id_from_str(entry["nodeID"])
                 for d in entry.get("delegators") or []:
                     ds = Staker(id_from_str(d["txID"]), node, PRIMARY, PRIO_PRIMARY_DELEGATOR, int(d["weight"]),
                                 int(d["startTime"]), int(d["endTime"]), int(d.get("potentialReward", "0")), None, 0, 0)
                     st.put_staker(ds)
                     vm._history_add(ds, "delegator")
 
-    def _subnet_validators(self, sid: bytes, converted: bool) -> None:
+    def _subnet_validators(self, height: int, subnets: dict[bytes, dict]) -> None:
+        """Each subnet's permissioned or L1 validators (only the subnets with any: a network with
+        many subnets is asked for the sets at the height in one request)."""
         st = self.vm.state
-        for v in self.call("platform.getCurrentValidators", {"subnetID": id_to_str(sid)})["validators"]:
-            node = node_id_from_str(v["nodeID"])
-            if "validationID" in v:
-                pk, _ = self.derived_signer(node)
-                balance = int(v.get("balance", "0"))
-                st.put_l1(L1Validator(id_from_str(v["validationID"]), sid, node, pk,
-                                      _pchain_owner_bytes(v["remainingBalanceOwner"]),
-                                      _pchain_owner_bytes(v["deactivationOwner"]), int(v["startTime"]),
-                                      int(v["weight"]), int(v.get("minNonce", "0")),
-                                      balance + st.meta.accrued_fees if balance else 0))
-                continue
-            s = Staker(id_from_str(v["txID"]), node, sid, PRIO_SUBNET_PERMISSIONED, int(v["weight"]),
-                       int(v["startTime"]), int(v["endTime"]), 0, None, 0, 0)
-            st.put_staker(s)
-            self.vm._history_add(s, "subnet")
-        if converted:
-            log.debug("subnet %s is an L1", id_to_str(sid))
+        try:
+            sets = self.call("platform.getAllValidatorsAt", {"height": str(height)})["validatorSets"]
+            with_validators = sorted(sid for sid in subnets if id_to_str(sid) in sets)
+        except UpstreamAnswerError:  # an upstream without that method: every subnet is asked
+            with_validators = sorted(subnets)
+        answers = self.many("platform.getCurrentValidators",
+                            [{"subnetID": id_to_str(sid)} for sid in with_validators])
+        for sid, answer in zip(with_validators, answers):
+            for v in answer["validators"]:
+                node = node_id_from_str(v["nodeID"])
+                if "validationID" in v:
+                    pk, _ = self.derived_signer(node)
+                    balance = int(v.get("balance", "0"))
+                    st.put_l1(L1Validator(id_from_str(v["validationID"]), sid, node, pk,
+                                          _pchain_owner_bytes(v["remainingBalanceOwner"]),
+                                          _pchain_owner_bytes(v["deactivationOwner"]), int(v["startTime"]),
+                                          int(v["weight"]), int(v.get("minNonce", "0")),
+                                          balance + st.meta.accrued_fees if balance else 0))
+                    continue
+                s = Staker(id_from_str(v["txID"]), node, sid, PRIO_SUBNET_PERMISSIONED, int(v["weight"]),
+                           int(v["startTime"]), int(v["endTime"]), 0, None, 0, 0)
+                st.put_staker(s)
+                self.vm._history_add(s, "subnet")
 
     # ------------------------------------------------------------------ UTXOs
 
