@@ -37,21 +37,11 @@ class XChainFork:
 
     def tx_bytes(self, tx_id: bytes) -> bytes | None:
         """An upstream X tx, kept in the fork cache once fetched."""
-        def fetch() -> bytes | None:
-            try:
-                reply = self.call("avm.getTx", {"txID": id_to_str(tx_id), "encoding": "hex"})
-            except Exception as exc:  # noqa: BLE001 - "not found" is an answer; anything else is raised
-                if "not found" in str(exc):
-                    return None
-                raise
-            return decode_bytes(reply["tx"], "hex")
-        return self.fork.cached(TX_KEY + tx_id, fetch)
+        return self.fork.tx_bytes(X, "avm.getTx", TX_KEY, tx_id)
 
     def history(self, method: str, params: dict) -> Any:
         """The upstream's answer about its history (a block or tx the fork does not hold), kept."""
-        import orjson
-        key = b"X/q/" + method.encode() + orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
-        return self.fork.cached(key, lambda: self.call(method, params))
+        return self.fork.history(X, b"X/q/", method, params)
 
     def init_state(self) -> None:
         """The upstream's last accepted X block as the fork's base, and the AVAX asset."""

@@ -99,21 +99,11 @@ class PlatformFork:
 
     def tx_bytes(self, tx_id: bytes) -> bytes | None:
         """An upstream tx the fork's state refers to (a staker's, a subnet's, a chain's)."""
-        def fetch() -> bytes | None:
-            try:
-                reply = self.call("platform.getTx", {"txID": id_to_str(tx_id), "encoding": "hex"})
-            except Exception as exc:  # noqa: BLE001 - "not found" is an answer; anything else is raised
-                if "not found" in str(exc):
-                    return None
-                raise
-            return decode_bytes(reply["tx"], "hex")
-        return self.fork.cached(TX_KEY + tx_id, fetch)
+        return self.fork.tx_bytes(P, "platform.getTx", TX_KEY, tx_id)
 
     def history(self, method: str, params: dict) -> Any:
         """The upstream's answer about its history (a block or tx the fork does not hold), kept."""
-        import orjson
-        key = b"P/q/" + method.encode() + orjson.dumps(params, option=orjson.OPT_SORT_KEYS)
-        return self.fork.cached(key, lambda: self.call(method, params))
+        return self.fork.history(P, b"P/q/", method, params)
 
     def derived_signer(self, node_id: bytes) -> tuple[bytes, bytes]:
         secret = derived_secret_key(self.seed, node_id)
