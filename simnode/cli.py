@@ -12,7 +12,7 @@ import gc
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import lazy_package
 from .config import LOG_LEVELS, NodeConfig
@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="preload a scenario file (its [network] seed, start time and block time apply)")
     run.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
                      help="override a scenario [vars] entry (repeatable)")
+    run.add_argument("--record-scenario", type=Path, default=None, metavar="FILE",
+                     help="record every state-changing request and the blocks built into a scenario file "
+                          "(`simnode replay FILE` reproduces the chains); needs a fresh data dir")
     replay = sub.add_parser("replay", help="run a scenario on a virtual clock as fast as possible")
     replay.add_argument("file", type=Path, help="the scenario (TOML)")
     replay.add_argument("--check", type=Path, default=None, metavar="GOLDEN",
@@ -104,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--transport", choices=("inprocess", "http"), default="inprocess",
                         help="drive the node in-process (default; same handlers, no socket) or over HTTP")
     replay.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    replay.add_argument("--target", default=None, metavar="URL",
+                        help="run the steps over HTTP against a live AvalancheGo-compatible node (its base URL, "
+                             "e.g. http://127.0.0.1:9650) on its wall clock, instead of a fresh simnode")
+    replay.add_argument("--skip-unsupported", action="store_true",
+                        help="with --target: leave out the steps the target cannot do (time travel, dev methods) "
+                             "instead of refusing to run")
     reindex = sub.add_parser("reindex", help="rebuild every index row from the chains' blocks (node stopped)")
     reindex.add_argument("--data-dir", type=Path, default=None, help="database folder (default ~/.simnode/network-<id>)")
     reindex.add_argument("--network-id", type=int, default=12345, help="network ID (default 12345, local)")
@@ -138,11 +147,35 @@ def ready_line(node: Node) -> str:
             f"- info {u['info']}, X {u['X']}, P {u['P']}, C {u['C']} (ws {u['C_ws']})")
 
 
-async def serve(config: NodeConfig) -> None:
+def _recorder_for(node: Node, path: Path | None) -> Any:
+    """A Recorder for `simnode run --record-scenario` (None without the flag); refuses a data dir
+    that holds chains already, which a replay from genesis could not reproduce."""
+    if path is None:
+        return None
+    from .scenario.recorder import Recorder
+
+    data_dir = node.config.resolved_data_dir()
+    if not node.config.ephemeral and (data_dir / "db").exists():
+        raise NodeError(f"--record-scenario needs a fresh data dir (a replay starts from genesis), and {data_dir} "
+                        "has chains already: add --ephemeral or give an empty --data-dir")
+    if path.parent and not path.parent.is_dir():
+        raise NodeError(f"cannot write {path}: no such directory {path.parent}")
+    return Recorder(node, path)
+
+
+async def serve(config: NodeConfig, record: Path | None = None) -> None:
     from .node import Node
 
     node = Node(config)
-    await node.start()
+    recorder = _recorder_for(node, record)
+    if recorder is not None:
+        recorder.start()  # before the node opens its data dir: the replay starts at this time
+    try:
+        await node.start()
+    except BaseException:
+        if recorder is not None:
+            recorder.close()
+        raise
     # Start-up makes ~130k objects (modules, classes, tables) that live as long as the process;
     # collecting meanwhile would find ~1k, so gc waits until here, and frozen they are not
     # scanned again by later collections.
@@ -153,9 +186,13 @@ async def serve(config: NodeConfig) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     print(ready_line(node), flush=True)
+    if recorder is not None:
+        print(f"recording the session into {record}", flush=True)
     try:
         await stop.wait()
     finally:
+        if recorder is not None:
+            recorder.close()
         await node.stop()
 
 
@@ -184,7 +221,7 @@ def _announce_and_wait_for_signal(line: str) -> None:
 
 def run_scenario_devnet(args: argparse.Namespace) -> int:
     """`simnode run --scenario FILE`: a wall-clock devnet with the scenario run into it first."""
-    from .node import Node
+    from .node import Node, NodeThread
     from .scenario import ScenarioError, load_scenario, run_on
 
     try:
@@ -199,23 +236,61 @@ def run_scenario_devnet(args: argparse.Namespace) -> int:
         network_id=net.get("network_id", config.network_id), start_time_ms=net.get("start_time"),
         genesis_file=(scenario.base_dir / net["genesis"]) if "genesis" in net else config.genesis_file)
     try:
-        handle = Node.start_in_thread(config)
+        node = Node(config)
+        recorder = _recorder_for(node, args.record_scenario)
+        handle = NodeThread(node)
+        handle.start(prepare=recorder.start if recorder is not None else None)
     except (NodeError, GenesisError) as exc:
         print(f"simnode: {exc}", file=sys.stderr)
         return 1
     with handle:
         try:
-            result = run_on(handle, scenario, progress=None, out=sys.stdout)
-        except ScenarioError as exc:
-            print(f"simnode: {args.scenario}: {exc}", file=sys.stderr)
-            return 1
-        print(f"scenario {scenario.name or args.scenario.name}: {result.stats.summary()}", file=sys.stderr)
-        _announce_and_wait_for_signal(ready_line(handle.node))
+            try:
+                result = run_on(handle, scenario, progress=None, out=sys.stdout)
+            except ScenarioError as exc:
+                print(f"simnode: {args.scenario}: {exc}", file=sys.stderr)
+                return 1
+            print(f"scenario {scenario.name or args.scenario.name}: {result.stats.summary()}", file=sys.stderr)
+            if recorder is not None:
+                print(f"recording the session into {args.record_scenario}", flush=True)
+            _announce_and_wait_for_signal(ready_line(handle.node))
+        finally:
+            if recorder is not None:
+                handle.call(recorder.close)
+    return 0
+
+
+def target_command(args: argparse.Namespace) -> int:
+    """`simnode replay FILE --target URL`."""
+    from .scenario import ScenarioError
+    from .scenario.target import run_on_target
+
+    given = [flag for flag, on in (("--check", args.check), ("--record", args.record), ("--serve", args.serve),
+                                   ("--data-dir", args.data_dir)) if on]
+    if given:
+        print(f"simnode: {', '.join(given)} cannot be used with --target (the target keeps its own chains)",
+              file=sys.stderr)
+        return 2
+    try:
+        result = run_on_target(args.file, args.target, vars=_vars(args.var), skip_unsupported=args.skip_unsupported,
+                               progress=None if not args.quiet else False, out=None if args.quiet else sys.stdout)
+    except ScenarioError as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(f"ran {result.scenario.name or args.file.name} on {args.target}: {result.stats.summary()}",
+              file=sys.stderr)
     return 0
 
 
 def replay_command(args: argparse.Namespace) -> int:
     from .scenario import ScenarioError, replay
+
+    if args.target is not None:
+        return target_command(args)
+    if args.skip_unsupported:
+        print("simnode: --skip-unsupported goes with --target", file=sys.stderr)
+        return 2
 
     def serve(handle: object) -> None:
         _announce_and_wait_for_signal(ready_line(handle.node))  # type: ignore[attr-defined]
@@ -279,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
         gc.disable()  # until the node is up (serve enables it)
         try:
             import uvloop
-            uvloop.run(serve(config_from_args(args)))
+            uvloop.run(serve(config_from_args(args), args.record_scenario))
         except (NodeError, GenesisError) as exc:
             print(f"simnode: {exc}", file=sys.stderr)
             return 1

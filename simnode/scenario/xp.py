@@ -3,7 +3,8 @@
 X-Chain txs are built here from what the public API tells (avm.getUTXOs, avm.getTxFee,
 info.getBlockchainID), signed with the account keys and sent with avm.issueTx. P-Chain txs are
 built with the P-Chain's own wallet (`simnode.vms.platform.builder.PBuilder`, which reads the
-VM's UTXOs and its dynamic fee) on the node's loop, then sent signed with platform.issueTx.
+VM's UTXOs and its dynamic fee) on the node's loop, or over the public API when the node is not
+in this process (remote_p.py), then sent signed with platform.issueTx.
 Every tx is followed to its acceptance (getTxStatus) before the step ends.
 """
 
@@ -52,6 +53,7 @@ class XPClient:
         self._chain_ids: dict[str, bytes] = {}
         self._avax: bytes | None = None
         self._fees: dict[str, int] | None = None
+        self._remote_p: Any = None
 
     def reset(self) -> None:
         pass
@@ -188,7 +190,8 @@ class XPClient:
     # ------------------------------------------------------------------ P-Chain wallet (the VM's builder)
 
     def p_build(self, keys: list[bytes], fn: Any) -> bytes:
-        """Run fn(builder, vm) on the node's loop; returns the signed tx bytes."""
+        """fn(builder, vm) → the signed tx bytes: on the node's loop with the VM's own state when the
+        node runs in this process, else over the public API (remote_p.py)."""
         from ..vms.platform.builder import BuildError, PBuilder
 
         def build() -> bytes:
@@ -197,9 +200,20 @@ class XPClient:
             return signed.tx_bytes
 
         try:
+            if getattr(self.r.transport, "node", None) is None:
+                from .remote_p import RemotePBuilder
+                platform = self.remote_platform()
+                return fn(RemotePBuilder(platform, keys), platform).tx_bytes
             return self.r.on_node(build)
         except BuildError as exc:
             raise StepError(f"cannot build the P-Chain tx: {exc}") from None
+
+    def remote_platform(self) -> Any:
+        if self._remote_p is None:
+            from ..formats.address import hrp_for_network
+            from .remote_p import RemotePlatform
+            self._remote_p = RemotePlatform(self.r.transport, self.r.network_id, hrp_for_network(self.r.network_id))
+        return self._remote_p
 
     # ------------------------------------------------------------------ steps
 
