@@ -113,6 +113,19 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--skip-unsupported", action="store_true",
                         help="with --target: leave out the steps the target cannot do (time travel, dev methods) "
                              "instead of refusing to run")
+    export = sub.add_parser("export-network", help="write what AvalancheGo needs to run this network on real nodes "
+                                                  "(genesis, staking keys, L1 genesis and steps; node stopped)")
+    export.add_argument("dir", type=Path, help="the folder to write (genesis.json, nodes/, l1s/, README.md)")
+    export.add_argument("--data-dir", type=Path, default=None,
+                        help="the stopped node's database folder (default ~/.simnode/network-<source id>)")
+    export.add_argument("--nodes", type=int, default=5, help="how many nodes (the genesis stakers; default 5)")
+    export.add_argument("--network-id", type=int, default=1337,
+                        help="the exported network's ID (default 1337; AvalancheGo takes a genesis file for any ID "
+                             "but 1, 5 and 12345)")
+    export.add_argument("--source-network-id", type=int, default=12345,
+                        help="the network ID the data dir was created with (default 12345)")
+    export.add_argument("--source-genesis", type=Path, default=None,
+                        help="the genesis file the data dir was created with, if any")
     reindex = sub.add_parser("reindex", help="rebuild every index row from the chains' blocks (node stopped)")
     reindex.add_argument("--data-dir", type=Path, default=None, help="database folder (default ~/.simnode/network-<id>)")
     reindex.add_argument("--network-id", type=int, default=12345, help="network ID (default 12345, local)")
@@ -341,6 +354,26 @@ def reindex_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def export_command(args: argparse.Namespace) -> int:
+    from .scenario.export import ExportError, export_network
+
+    try:
+        result = export_network(args.dir, data_dir=args.data_dir, source_network_id=args.source_network_id,
+                                source_genesis=args.source_genesis, nodes=args.nodes, network_id=args.network_id)
+    except (ExportError, NodeError, GenesisError) as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    from .formats.ids import node_id_to_str
+
+    print(f"exported network {result.network_id} to {result.directory}: genesis.json, {len(result.nodes)} node(s)"
+          + (f", {len(result.l1s)} L1(s) and recreate-l1s.toml" if result.l1s else "") + ", README.md")
+    for m in result.nodes:
+        print(f"  {m.name}: {node_id_to_str(m.node_id)}")
+    for what in result.left_out:
+        print(f"  not carried over: {what}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     lazy_package.defer_init("aiohttp")
@@ -348,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
         return replay_command(args)
     if args.command == "reindex":
         return reindex_command(args)
+    if args.command == "export-network":
+        return export_command(args)
     if args.command == "run" and args.scenario is not None:
         return run_scenario_devnet(args)
     if args.command == "run":

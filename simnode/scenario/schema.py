@@ -325,11 +325,17 @@ def v_endpoint(value: Any) -> str:
 
 def v_validator_entry(value: Any) -> dict[str, Any]:
     v_table(value)
-    unknown = set(value) - {"node_id", "weight", "balance"}
+    known = ("node_id", "weight", "balance", "public_key", "proof_of_possession")
+    unknown = set(value) - set(known)
     if unknown:
-        raise Invalid(f"unknown key(s) in a validator: {', '.join(sorted(unknown))} (known: node_id, weight, balance)")
+        raise Invalid(f"unknown key(s) in a validator: {', '.join(sorted(unknown))} (known: {', '.join(known)})")
     if "node_id" not in value:
         raise Invalid("a validator needs node_id")
+    if ("public_key" in value) != ("proof_of_possession" in value):
+        raise Invalid("a validator's BLS key needs both public_key and proof_of_possession")
+    for key in ("public_key", "proof_of_possession"):
+        if key in value and not has_template(value[key]):
+            v_hex(value[key])
     return value
 
 

@@ -417,8 +417,11 @@ class XPClient:
         vdrs = []
         for v in f.get("validators", []) or [{"node_id": "l1-validator-0"}]:
             node_id, sk = self.node_identity(v["node_id"])
+            if "public_key" in v:  # a real node's BLS key: its public key and proof of possession
+                sk = (_hex_arg(v["public_key"]), _hex_arg(v["proof_of_possession"]))
             if sk is None:
-                raise StepError("L1 validators need a node name (their BLS keys are derived from the seed)")
+                raise StepError("L1 validators need a node name (their BLS keys are derived from the seed) or a "
+                                "NodeID with public_key and proof_of_possession")
             weight = int(v.get("weight", 100))
             balance = amount_for_chain(_amount(v.get("balance", "1 AVAX")), "P")
             vdrs.append((node_id, weight, balance, sk))
@@ -480,6 +483,14 @@ def _amount(value: Any) -> tuple[int, str]:
     from .schema import Invalid, v_amount
     try:
         return v_amount(value)
+    except Invalid as exc:
+        raise StepError(str(exc)) from None
+
+
+def _hex_arg(value: Any) -> bytes:
+    from .schema import Invalid, v_hex
+    try:
+        return v_hex(value)
     except Invalid as exc:
         raise StepError(str(exc)) from None
 

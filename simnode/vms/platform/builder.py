@@ -259,13 +259,18 @@ class PBuilder:
                            auth_keys=keys)
 
     def convert_subnet(self, subnet_id: bytes, chain_id: bytes, address: bytes,
-                       validators: list[tuple[bytes, int, int, bls.SecretKey]]) -> t.SignedTx:
-        """validators: (nodeID, weight, balance, BLS key); owners are this wallet's address."""
+                       validators: list[tuple[bytes, int, int, bls.SecretKey | tuple[bytes, bytes]]]) -> t.SignedTx:
+        """validators: (nodeID, weight, balance, BLS key or its (public key, proof of possession));
+        owners are this wallet's address."""
         auth, keys = self._subnet_auth(subnet_id)
         po = t.PChainOwner(1, (self.address,))
-        vdrs = tuple(sorted((t.ConvertSubnetToL1Validator(
-            n, wgt, bal, t.ProofOfPossession(bls.public_key(sk), bls.prove_possession(sk)), po, po)
-            for n, wgt, bal, sk in validators), key=lambda v: v.node_id))
+
+        def pop(sk: bls.SecretKey | tuple[bytes, bytes]) -> t.ProofOfPossession:
+            if isinstance(sk, tuple):
+                return t.ProofOfPossession(*sk)
+            return t.ProofOfPossession(bls.public_key(sk), bls.prove_possession(sk))
+        vdrs = tuple(sorted((t.ConvertSubnetToL1Validator(n, wgt, bal, pop(sk), po, po)
+                             for n, wgt, bal, sk in validators), key=lambda v: v.node_id))
         return self._build(lambda b: t.ConvertSubnetToL1Tx(b, subnet_id, chain_id, address, vdrs, auth), [],
                            burn_extra=sum(v.balance for v in vdrs), auth_keys=keys)
 
