@@ -113,6 +113,13 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--skip-unsupported", action="store_true",
                         help="with --target: leave out the steps the target cannot do (time travel, dev methods) "
                              "instead of refusing to run")
+    proxy = sub.add_parser("proxy", help="forward everything to an AvalancheGo-compatible node and record the "
+                                         "session into a scenario file")
+    proxy.add_argument("--upstream", required=True, metavar="URL",
+                       help="the node's base URL (e.g. http://127.0.0.1:9650)")
+    proxy.add_argument("--record-scenario", type=Path, required=True, metavar="FILE", help="the scenario file to write")
+    proxy.add_argument("--http-host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    proxy.add_argument("--http-port", type=_positive_port, default=9660, help="port (default 9660; 0 = a free port)")
     export = sub.add_parser("export-network", help="write what AvalancheGo needs to run this network on real nodes "
                                                   "(genesis, staking keys, L1 genesis and steps; node stopped)")
     export.add_argument("dir", type=Path, help="the folder to write (genesis.json, nodes/, l1s/, README.md)")
@@ -354,6 +361,25 @@ def reindex_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def proxy_command(args: argparse.Namespace) -> int:
+    """`simnode proxy --upstream URL --record-scenario FILE`."""
+    from .scenario.proxy import ProxyError, serve_proxy
+
+    if not args.record_scenario.parent.is_dir():
+        print(f"simnode: cannot write {args.record_scenario}: no such directory", file=sys.stderr)
+        return 1
+
+    def ready(url: str) -> None:
+        print(f"simnode proxy ready at {url}, forwarding to {args.upstream}; recording the session into "
+              f"{args.record_scenario}", flush=True)
+    try:
+        asyncio.run(serve_proxy(args.upstream, args.record_scenario, args.http_host, args.http_port, ready))
+    except ProxyError as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def export_command(args: argparse.Namespace) -> int:
     from .scenario.export import ExportError, export_network
 
@@ -383,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
         return reindex_command(args)
     if args.command == "export-network":
         return export_command(args)
+    if args.command == "proxy":
+        return proxy_command(args)
     if args.command == "run" and args.scenario is not None:
         return run_scenario_devnet(args)
     if args.command == "run":
