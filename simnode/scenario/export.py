@@ -48,6 +48,7 @@ from .tomlout import toml_key_values
 DEFAULT_NETWORK_ID = 1337
 DEFAULT_NODES = 5
 ZERO_ETH = "0x" + "00" * 20
+GENESIS_LEAD_S = 60
 _P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 # AvalancheGo's template: NotBefore time.Date(2000, January, 0) (= Dec 31 1999), NotAfter 100 years on
 _NOT_BEFORE = datetime(1999, 12, 31, tzinfo=timezone.utc)
@@ -348,7 +349,9 @@ def _export(node: Any, out: Path, count: int, network_id: int, start_time: int |
     c_genesis["alloc"] = c.alloc
 
     first = source.initial_stakers[0]
-    now = int(time.time()) if start_time is None else start_time
+    # a minute back: the P-Chain's fee capacity grows from its genesis time, and is full by the time
+    # a node starts (a genesis time of this very second would refuse the first P-Chain txs)
+    now = int(time.time()) - GENESIS_LEAD_S if start_time is None else start_time
     genesis = {
         "networkID": network_id,
         "allocations": allocations,
