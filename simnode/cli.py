@@ -205,9 +205,9 @@ async def serve(config: NodeConfig, record: Path | None = None) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    print(ready_line(node), flush=True)
     if recorder is not None:
         print(f"recording the session into {record}", flush=True)
+    print(ready_line(node), flush=True)
     try:
         await stop.wait()
     finally:

@@ -122,3 +122,27 @@ def test_a_proxied_session_replays_to_the_same_txs_and_balances(tmp_path):
     assert result.stats.blocks == {c: h for c, h in heights.items()}
     summary = result.stats.summary()
     assert "blocks have other IDs" not in summary or "same txs" in summary
+
+
+def test_the_avalanchejs_flow_through_the_proxy_replays(tmp_path):
+    """avalanchejs' X↔P round trip (crosschain_xp.mjs) through the proxy: recorded and replayed to the
+    same txs and balances."""
+    from .js import require_js, run_js
+
+    require_js()
+    path = tmp_path / "js.toml"
+    with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, log_level="WARN", clock_mode="wall")) as up:
+        proc, url = _start_proxy(up.url, path)
+        try:
+            out = run_js("crosschain_xp.mjs", url, timeout=120)
+            addresses = [("X", a) for a in (out["addresses"]["ewoqX"], out["addresses"]["kX"])] + \
+                [("P", a) for a in (out["addresses"]["ewoqP"], out["addresses"]["kP"])]
+            upstream = _balances(HttpTransport(up.url), [], addresses)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(60)
+    methods = [s.raw["method"] for s in load_scenario(path).steps if s.kind == "request"]
+    assert methods.count("avm.issueTx") == 3 and methods.count("platform.issueTx") == 2
+    replayed: dict = {}
+    replay(path, progress=False, serve=lambda h: replayed.update(_balances(HttpTransport(h.url), [], addresses)))
+    assert replayed == upstream

@@ -53,9 +53,13 @@ def start_recording(path: Path, *extra: str) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen([sys.executable, "-m", "simnode", "run", "--ephemeral", "--http-port", str(port),
                              "--log-level", "WARN", "--record-scenario", str(path), *extra],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = proc.stdout.readline()
-    assert "simnode ready" in line, line + proc.stderr.read()
-    assert f"recording the session into {path}" in proc.stdout.readline()
+    lines = []
+    while not lines or "simnode ready" not in lines[-1]:  # a preloaded scenario prints its lines first
+        lines.append(proc.stdout.readline())
+        if not lines[-1]:
+            proc.kill()
+            raise AssertionError("".join(lines) + proc.stderr.read())
+    assert any(f"recording the session into {path}" in line for line in lines)
     return proc, f"http://127.0.0.1:{port}"
 
 
@@ -166,11 +170,12 @@ def test_a_recorded_session_replays_to_the_same_golden_trace(tmp_path):
         assert live["chains"][chain]["height"] > 0
 
 
-@pytest.mark.parametrize("clock", ["wall", "virtual"])
-def test_replay_of_the_recording_matches_on_the_http_transport_and_a_check(tmp_path, clock):
-    """A short recording, on either clock: the replay's own golden trace, written and checked again."""
+@pytest.mark.parametrize(("clock", "block_time"), [("wall", "0"), ("virtual", "0"), ("wall", "0.3")])
+def test_replay_of_the_recording_matches_on_the_http_transport_and_a_check(tmp_path, clock, block_time):
+    """A short recording, on either clock, with automine or interval blocks: the replay's own golden
+    trace, written and checked again."""
     path = tmp_path / "short.toml"
-    proc, url = start_recording(path, "--clock", clock)
+    proc, url = start_recording(path, "--clock", clock, "--block-time", block_time)
     try:
         w3 = Web3(Web3.HTTPProvider(f"{url}/ext/bc/C/rpc"))
         for i in range(4):
@@ -185,6 +190,22 @@ def test_replay_of_the_recording_matches_on_the_http_transport_and_a_check(tmp_p
     assert first.trace is not None and compare(first.trace, live) is None
     again = replay(path, check=golden, progress=False)
     assert again.stats.blocks["C"] == 4
+
+
+def test_a_preloaded_scenario_with_an_l1_and_the_icm_relayer_replays_exactly(tmp_path):
+    """`run --scenario icm_pingpong.toml --record-scenario F`: the preloaded steps, an L1, Warp messages
+    and the in-process relayer's deliveries, recorded on the wall clock and rebuilt the same."""
+    path = tmp_path / "icm.toml"
+    proc, url = start_recording(path, "--scenario", str(ROOT / "scenarios" / "icm_pingpong.toml"))
+    try:
+        time.sleep(1.2)
+        live = session_trace(HttpTransport(url), load_scenario(path))
+    finally:
+        _stop(proc, signal.SIGTERM)
+    l1s = [c for c in live["chains"] if c not in ("P", "X", "C")]
+    assert len(l1s) == 1 and live["chains"][l1s[0]]["height"] >= 5
+    result = replay(path, with_trace=True, progress=False)
+    assert result.trace is not None and compare(result.trace, live) is None
 
 
 def test_a_kill_9_loses_at_most_the_last_blocks_and_the_file_still_replays(tmp_path):
