@@ -93,3 +93,38 @@ def test_the_cli_refuses_then_skips(tmp_path):
 def test_an_unreachable_target_is_a_clear_error():
     with pytest.raises(Exception, match="not an AvalancheGo-compatible endpoint"):
         run_on_target(SCENARIOS / "load.toml", "http://127.0.0.1:9", vars={"transfers": 1})
+
+
+def test_a_recorded_session_runs_on_a_live_target(tmp_path):
+    """A recording's signed txs sent to another node as they come; each block step waits for its txs
+    there. A recording with dev methods is refused, naming them."""
+    from eth_account import Account
+    from web3 import Web3
+
+    from simnode.node import NodeThread
+    from simnode.scenario.recorder import Recorder
+
+    path = tmp_path / "rec.toml"
+    ewoq = Account.from_key("0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027")
+    node = Node(NodeConfig(http_port=0, ephemeral=True, log_level="WARN"))
+    recorder = Recorder(node, path)
+    handle = NodeThread(node)
+    handle.start(prepare=recorder.start)
+    with handle:
+        w3 = Web3(Web3.HTTPProvider(handle.urls["C"]))
+        sent = []
+        for i in range(3):
+            tx = ewoq.sign_transaction({"to": ewoq.address, "value": i, "gas": 21000, "maxFeePerGas": 10**11,
+                                        "maxPriorityFeePerGas": 0, "nonce": i, "chainId": 43112, "type": 2})
+            sent.append(w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(tx.raw_transaction)))
+        handle.call(recorder.close)
+    with _target() as target:
+        result = run_on_target(path, target.url)
+        w3 = Web3(Web3.HTTPProvider(f"{target.url}/ext/bc/C/rpc"))
+        for r in sent:
+            assert w3.eth.get_transaction_receipt(r.transactionHash).status == 1
+        assert result.stats.txs == 3
+    text = path.read_text() + "\n[[steps]]\nkind = 'request'\nendpoint = '/ext/bc/C/rpc'\nmethod = 'evm_mine'\n"
+    (tmp_path / "dev.toml").write_text(text)
+    with pytest.raises(TargetRefused, match=r"step 7 \(request\): a dev method \(evm_mine\)"):
+        run_on_target(tmp_path / "dev.toml", "http://127.0.0.1:9")
