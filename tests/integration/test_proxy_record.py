@@ -25,7 +25,7 @@ from simnode.scenario.target import run_on_target
 from simnode.scenario.transport import HttpTransport
 
 from .rpc import post
-from .test_record_session import EWOQ, TOKEN, XP_STEPS, _send
+from .test_record_session import EWOQ, XP_STEPS, _send, deploy_token
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = dict(os.environ, ETH_HASH_BACKEND="pysha3")
@@ -80,11 +80,7 @@ def test_a_proxied_session_replays_to_the_same_txs_and_balances(tmp_path):
             bob = Account.from_key(b"\x22" * 32)
             for _ in range(2):
                 w3.eth.wait_for_transaction_receipt(_send(w3, EWOQ, bob.address, 10**18))
-            token = w3.eth.contract(abi=TOKEN["abi"], bytecode=TOKEN["bytecode"])
-            deploy = token.constructor("Proxied", "PRX", 10**24).build_transaction({
-                "from": EWOQ.address, "nonce": w3.eth.get_transaction_count(EWOQ.address), "gas": 2_000_000,
-                "maxFeePerGas": 200 * 10**9, "maxPriorityFeePerGas": 10**9})
-            w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(EWOQ.sign_transaction(deploy).raw_transaction))
+            assert deploy_token(w3, "Proxied", "PRX").status == 1
             signed = EWOQ.sign_transaction({"to": bob.address, "value": 5, "gas": 21000, "maxFeePerGas": 200 * 10**9,
                                             "maxPriorityFeePerGas": 10**9, "type": 2, "chainId": w3.eth.chain_id,
                                             "nonce": w3.eth.get_transaction_count(EWOQ.address)})

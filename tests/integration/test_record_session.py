@@ -71,6 +71,15 @@ def _send(w3: Web3, account, to: str, value: int, nonce: int | None = None, data
     return "0x" + w3.eth.send_raw_transaction(tx.raw_transaction).hex().removeprefix("0x")
 
 
+def deploy_token(w3: Web3, name: str, symbol: str):
+    """ScenarioToken deployed by ewoq (signed here); its receipt."""
+    token = w3.eth.contract(abi=TOKEN["abi"], bytecode=TOKEN["bytecode"])
+    deploy = token.constructor(name, symbol, 10**24).build_transaction({
+        "from": EWOQ.address, "nonce": w3.eth.get_transaction_count(EWOQ.address), "gas": 2_000_000,
+        "maxFeePerGas": 200 * 10**9, "maxPriorityFeePerGas": 10**9})
+    return w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(EWOQ.sign_transaction(deploy).raw_transaction))
+
+
 def drive_session(url: str) -> dict:
     """A session as clients make it; returns what the test checks afterwards."""
     w3 = Web3(Web3.HTTPProvider(f"{url}/ext/bc/C/rpc"))
@@ -78,12 +87,7 @@ def drive_session(url: str) -> dict:
     bob = Account.from_key(b"\x11" * 32)
     for _ in range(3):
         w3.eth.wait_for_transaction_receipt(_send(w3, EWOQ, bob.address, 10**18))
-    token = w3.eth.contract(abi=TOKEN["abi"], bytecode=TOKEN["bytecode"])
-    deploy = token.constructor("Recorded", "REC", 10**24).build_transaction({
-        "from": EWOQ.address, "nonce": w3.eth.get_transaction_count(EWOQ.address), "gas": 2_000_000,
-        "maxFeePerGas": 200 * 10**9, "maxPriorityFeePerGas": 10**9})
-    receipt = w3.eth.wait_for_transaction_receipt(
-        w3.eth.send_raw_transaction(EWOQ.sign_transaction(deploy).raw_transaction))
+    receipt = deploy_token(w3, "Recorded", "REC")
     deployed = w3.eth.contract(address=receipt.contractAddress, abi=TOKEN["abi"])
     transfer = deployed.functions.transfer(bob.address, 5 * 10**18).build_transaction({
         "from": EWOQ.address, "nonce": w3.eth.get_transaction_count(EWOQ.address), "gas": 100_000,
