@@ -299,8 +299,9 @@ def export_network(out_dir: Path, *, data_dir: Path | None = None, source_networ
                           "(default 1337)")
     if not 1 <= nodes <= 100:
         raise ExportError("--nodes must be 1..100")
+    # a virtual clock at the epoch: opening the chains must not move them (no staker's end is due then)
     config = NodeConfig(data_dir=data_dir, network_id=source_network_id, genesis_file=source_genesis, index=False,
-                        clock_mode="virtual", log_level="WARN", relayer=False)
+                        clock_mode="virtual", start_time_ms=0, log_level="WARN", relayer=False)
     db = config.resolved_data_dir() / "db"
     if not db.is_dir():
         raise ExportError(f"no database in {db.parent}")
