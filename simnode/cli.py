@@ -174,6 +174,9 @@ def _recorder_for(node: Node, path: Path | None) -> Any:
         return None
     from .scenario.recorder import Recorder
 
+    if node.config.fork_url:
+        raise NodeError("--record-scenario cannot record a fork: a replay starts from genesis, not from a live "
+                        "network's state")
     data_dir = node.config.resolved_data_dir()
     if not node.config.ephemeral and (data_dir / "db").exists():
         raise NodeError(f"--record-scenario needs a fresh data dir (a replay starts from genesis), and {data_dir} "

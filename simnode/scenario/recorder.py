@@ -60,13 +60,13 @@ ETH_WRITES = frozenset({
     "anvil_stopImpersonatingAccount", "hardhat_stopImpersonatingAccount",
     "anvil_autoImpersonateAccount", "hardhat_autoImpersonateAccount",
     "anvil_dropTransaction", "hardhat_dropTransaction", "anvil_dropAllTransactions", "hardhat_dropAllTransactions",
-    "anvil_loadState", "hardhat_loadState",
+    "anvil_loadState", "hardhat_loadState", "anvil_reset", "hardhat_reset",
 })
 # gorilla endpoints (AvalancheGo's APIs, /ext/simnode, /ext/admin)
 GORILLA_WRITES = frozenset({
     "avm.issueTx", "wallet.issueTx", "platform.issueTx", "avax.issueTx", "native.issueTx",
     "simnode.advanceTime", "simnode.setTime", "simnode.snapshot", "simnode.revert", "simnode.mine",
-    "simnode.setRelayer", "admin.alias", "admin.aliasChain",
+    "simnode.setRelayer", "simnode.fundAddress", "admin.alias", "admin.aliasChain",
 })
 # what these answer is written down and checked by a replay: a tx ID or a snapshot ID
 CHECKED_RESULTS = frozenset({
