@@ -12,7 +12,7 @@ import gc
 import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import lazy_package
 from .config import LOG_LEVELS, NodeConfig
@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="preload a scenario file (its [network] seed, start time and block time apply)")
     run.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
                      help="override a scenario [vars] entry (repeatable)")
+    run.add_argument("--record-scenario", type=Path, default=None, metavar="FILE",
+                     help="record every state-changing request and the blocks built into a scenario file "
+                          "(`simnode replay FILE` reproduces the chains); needs a fresh data dir")
     replay = sub.add_parser("replay", help="run a scenario on a virtual clock as fast as possible")
     replay.add_argument("file", type=Path, help="the scenario (TOML)")
     replay.add_argument("--check", type=Path, default=None, metavar="GOLDEN",
@@ -104,6 +107,32 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--transport", choices=("inprocess", "http"), default="inprocess",
                         help="drive the node in-process (default; same handlers, no socket) or over HTTP")
     replay.add_argument("--quiet", action="store_true", help="no progress bar, no summary")
+    replay.add_argument("--target", default=None, metavar="URL",
+                        help="run the steps over HTTP against a live AvalancheGo-compatible node (its base URL, "
+                             "e.g. http://127.0.0.1:9650) on its wall clock, instead of a fresh simnode")
+    replay.add_argument("--skip-unsupported", action="store_true",
+                        help="with --target: leave out the steps the target cannot do (time travel, dev methods) "
+                             "instead of refusing to run")
+    proxy = sub.add_parser("proxy", help="forward everything to an AvalancheGo-compatible node and record the "
+                                         "session into a scenario file")
+    proxy.add_argument("--upstream", required=True, metavar="URL",
+                       help="the node's base URL (e.g. http://127.0.0.1:9650)")
+    proxy.add_argument("--record-scenario", type=Path, required=True, metavar="FILE", help="the scenario file to write")
+    proxy.add_argument("--http-host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    proxy.add_argument("--http-port", type=_positive_port, default=9660, help="port (default 9660; 0 = a free port)")
+    export = sub.add_parser("export-network", help="write what AvalancheGo needs to run this network on real nodes "
+                                                  "(genesis, staking keys, L1 genesis and steps; node stopped)")
+    export.add_argument("dir", type=Path, help="the folder to write (genesis.json, nodes/, l1s/, README.md)")
+    export.add_argument("--data-dir", type=Path, default=None,
+                        help="the stopped node's database folder (default ~/.simnode/network-<source id>)")
+    export.add_argument("--nodes", type=int, default=5, help="how many nodes (the genesis stakers; default 5)")
+    export.add_argument("--network-id", type=int, default=1337,
+                        help="the exported network's ID (default 1337; AvalancheGo takes a genesis file for any ID "
+                             "but 1, 5 and 12345)")
+    export.add_argument("--source-network-id", type=int, default=12345,
+                        help="the network ID the data dir was created with (default 12345)")
+    export.add_argument("--source-genesis", type=Path, default=None,
+                        help="the genesis file the data dir was created with, if any")
     reindex = sub.add_parser("reindex", help="rebuild every index row from the chains' blocks (node stopped)")
     reindex.add_argument("--data-dir", type=Path, default=None, help="database folder (default ~/.simnode/network-<id>)")
     reindex.add_argument("--network-id", type=int, default=12345, help="network ID (default 12345, local)")
@@ -138,11 +167,38 @@ def ready_line(node: Node) -> str:
             f"- info {u['info']}, X {u['X']}, P {u['P']}, C {u['C']} (ws {u['C_ws']})")
 
 
-async def serve(config: NodeConfig) -> None:
+def _recorder_for(node: Node, path: Path | None) -> Any:
+    """A Recorder for `simnode run --record-scenario` (None without the flag); refuses a data dir
+    that holds chains already, which a replay from genesis could not reproduce."""
+    if path is None:
+        return None
+    from .scenario.recorder import Recorder
+
+    if node.config.fork_url:
+        raise NodeError("--record-scenario cannot record a fork: a replay starts from genesis, not from a live "
+                        "network's state")
+    data_dir = node.config.resolved_data_dir()
+    if not node.config.ephemeral and (data_dir / "db").exists():
+        raise NodeError(f"--record-scenario needs a fresh data dir (a replay starts from genesis), and {data_dir} "
+                        "has chains already: add --ephemeral or give an empty --data-dir")
+    if path.parent and not path.parent.is_dir():
+        raise NodeError(f"cannot write {path}: no such directory {path.parent}")
+    return Recorder(node, path)
+
+
+async def serve(config: NodeConfig, record: Path | None = None) -> None:
     from .node import Node
 
     node = Node(config)
-    await node.start()
+    recorder = _recorder_for(node, record)
+    if recorder is not None:
+        recorder.start()  # before the node opens its data dir: the replay starts at this time
+    try:
+        await node.start()
+    except BaseException:
+        if recorder is not None:
+            recorder.close()
+        raise
     # Start-up makes ~130k objects (modules, classes, tables) that live as long as the process;
     # collecting meanwhile would find ~1k, so gc waits until here, and frozen they are not
     # scanned again by later collections.
@@ -152,10 +208,14 @@ async def serve(config: NodeConfig) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    if recorder is not None:
+        print(f"recording the session into {record}", flush=True)
     print(ready_line(node), flush=True)
     try:
         await stop.wait()
     finally:
+        if recorder is not None:
+            recorder.close()
         await node.stop()
 
 
@@ -184,7 +244,7 @@ def _announce_and_wait_for_signal(line: str) -> None:
 
 def run_scenario_devnet(args: argparse.Namespace) -> int:
     """`simnode run --scenario FILE`: a wall-clock devnet with the scenario run into it first."""
-    from .node import Node
+    from .node import Node, NodeThread
     from .scenario import ScenarioError, load_scenario, run_on
 
     try:
@@ -199,23 +259,61 @@ def run_scenario_devnet(args: argparse.Namespace) -> int:
         network_id=net.get("network_id", config.network_id), start_time_ms=net.get("start_time"),
         genesis_file=(scenario.base_dir / net["genesis"]) if "genesis" in net else config.genesis_file)
     try:
-        handle = Node.start_in_thread(config)
+        node = Node(config)
+        recorder = _recorder_for(node, args.record_scenario)
+        handle = NodeThread(node)
+        handle.start(prepare=recorder.start if recorder is not None else None)
     except (NodeError, GenesisError) as exc:
         print(f"simnode: {exc}", file=sys.stderr)
         return 1
     with handle:
         try:
-            result = run_on(handle, scenario, progress=None, out=sys.stdout)
-        except ScenarioError as exc:
-            print(f"simnode: {args.scenario}: {exc}", file=sys.stderr)
-            return 1
-        print(f"scenario {scenario.name or args.scenario.name}: {result.stats.summary()}", file=sys.stderr)
-        _announce_and_wait_for_signal(ready_line(handle.node))
+            try:
+                result = run_on(handle, scenario, progress=None, out=sys.stdout)
+            except ScenarioError as exc:
+                print(f"simnode: {args.scenario}: {exc}", file=sys.stderr)
+                return 1
+            print(f"scenario {scenario.name or args.scenario.name}: {result.stats.summary()}", file=sys.stderr)
+            if recorder is not None:
+                print(f"recording the session into {args.record_scenario}", flush=True)
+            _announce_and_wait_for_signal(ready_line(handle.node))
+        finally:
+            if recorder is not None:
+                handle.call(recorder.close)
+    return 0
+
+
+def target_command(args: argparse.Namespace) -> int:
+    """`simnode replay FILE --target URL`."""
+    from .scenario import ScenarioError
+    from .scenario.target import run_on_target
+
+    given = [flag for flag, on in (("--check", args.check), ("--record", args.record), ("--serve", args.serve),
+                                   ("--data-dir", args.data_dir)) if on]
+    if given:
+        print(f"simnode: {', '.join(given)} cannot be used with --target (the target keeps its own chains)",
+              file=sys.stderr)
+        return 2
+    try:
+        result = run_on_target(args.file, args.target, vars=_vars(args.var), skip_unsupported=args.skip_unsupported,
+                               progress=None if not args.quiet else False, out=None if args.quiet else sys.stdout)
+    except ScenarioError as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(f"ran {result.scenario.name or args.file.name} on {args.target}: {result.stats.summary()}",
+              file=sys.stderr)
     return 0
 
 
 def replay_command(args: argparse.Namespace) -> int:
     from .scenario import ScenarioError, replay
+
+    if args.target is not None:
+        return target_command(args)
+    if args.skip_unsupported:
+        print("simnode: --skip-unsupported goes with --target", file=sys.stderr)
+        return 2
 
     def serve(handle: object) -> None:
         _announce_and_wait_for_signal(ready_line(handle.node))  # type: ignore[attr-defined]
@@ -266,6 +364,45 @@ def reindex_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def proxy_command(args: argparse.Namespace) -> int:
+    """`simnode proxy --upstream URL --record-scenario FILE`."""
+    from .scenario.proxy import ProxyError, serve_proxy
+
+    if not args.record_scenario.parent.is_dir():
+        print(f"simnode: cannot write {args.record_scenario}: no such directory", file=sys.stderr)
+        return 1
+
+    def ready(url: str) -> None:
+        print(f"simnode proxy ready at {url}, forwarding to {args.upstream}; recording the session into "
+              f"{args.record_scenario}", flush=True)
+    try:
+        asyncio.run(serve_proxy(args.upstream, args.record_scenario, args.http_host, args.http_port, ready))
+    except ProxyError as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def export_command(args: argparse.Namespace) -> int:
+    from .scenario.export import ExportError, export_network
+
+    try:
+        result = export_network(args.dir, data_dir=args.data_dir, source_network_id=args.source_network_id,
+                                source_genesis=args.source_genesis, nodes=args.nodes, network_id=args.network_id)
+    except (ExportError, NodeError, GenesisError) as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    from .formats.ids import node_id_to_str
+
+    print(f"exported network {result.network_id} to {result.directory}: genesis.json, {len(result.nodes)} node(s)"
+          + (f", {len(result.l1s)} L1(s) and recreate-l1s.toml" if result.l1s else "") + ", README.md")
+    for m in result.nodes:
+        print(f"  {m.name}: {node_id_to_str(m.node_id)}")
+    for what in result.left_out:
+        print(f"  not carried over: {what}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     lazy_package.defer_init("aiohttp")
@@ -273,13 +410,17 @@ def main(argv: list[str] | None = None) -> int:
         return replay_command(args)
     if args.command == "reindex":
         return reindex_command(args)
+    if args.command == "export-network":
+        return export_command(args)
+    if args.command == "proxy":
+        return proxy_command(args)
     if args.command == "run" and args.scenario is not None:
         return run_scenario_devnet(args)
     if args.command == "run":
         gc.disable()  # until the node is up (serve enables it)
         try:
             import uvloop
-            uvloop.run(serve(config_from_args(args)))
+            uvloop.run(serve(config_from_args(args), args.record_scenario))
         except (NodeError, GenesisError) as exc:
             print(f"simnode: {exc}", file=sys.stderr)
             return 1

@@ -14,6 +14,10 @@ import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import asyncio
 
 
 class ClockError(ValueError):
@@ -140,6 +144,7 @@ class WallClock(Clock):
     def __init__(self, offset_ms: int = 0) -> None:
         super().__init__()
         self.offset_ms = offset_ms
+        self._held_ms: int | None = None
 
     def now_ms(self) -> int:
         return time.time_ns() // 1_000_000 + self.offset_ms
@@ -149,5 +154,27 @@ class WallClock(Clock):
         if target_ms < now:
             raise ClockError("cannot move time backwards")
         self.offset_ms += int(target_ms) - now
+        if self._held_ms is not None:
+            self._held_ms = int(target_ms)
         self.run_due()
         self._notify()
+
+    def quantize(self, loop: asyncio.AbstractEventLoop) -> None:
+        """From now on, one turn of `loop` sees one time: the first reading in a turn is kept
+        until the loop's next turn (time travel moves it). A recorded session needs this: a
+        request, the block it makes and what that block's listeners do then all read one time,
+        which the recording can name and a replay can set. Only a recording node pays for it
+        (the reading method is replaced on this instance)."""
+        read = WallClock.now_ms.__get__(self)  # the wall reading, not the replaced method
+
+        def quantized() -> int:
+            held = self._held_ms
+            if held is None:
+                held = self._held_ms = read()
+                loop.call_soon(self._release)
+            return held
+
+        self.now_ms = quantized  # type: ignore[method-assign]
+
+    def _release(self) -> None:
+        self._held_ms = None

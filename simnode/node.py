@@ -12,6 +12,7 @@ import socket
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from .genesis import Genesis, build_genesis, load_genesis, load_network_genesis,
 from .index import Indexer
 from .store import META, Snapshots, Store
 from .vms.avm import service as avm_service
-from .vms.chain import Chain, ChainContext
+from .vms.chain import BlockBuilding, Chain, ChainContext
 from .vms.platform import service as platform_service
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 from .signing.aggregator import Aggregator
@@ -92,6 +93,10 @@ class Node:
         self.relayer: Any = None  # the in-process ICM relayer (relayer.py), made with the first EVM chain
         self.relayer_on: bool = self.config.relayer
         self.fork: Any = None  # the forked network's upstream (simnode/fork) with --fork-url
+        self.block_building = BlockBuilding()  # shared by every chain (off while a recorded session replays)
+        # Sees every endpoint table as it is built (a recorder wraps the state-changing methods):
+        # observer(chain, endpoints), chain None for the node's own endpoints. None costs nothing.
+        self.request_observer: Callable[[Chain | None, dict[str, Any]], None] | None = None
         # The node is the first genesis staker (a genesis has at least one): its node ID and BLS
         # key are that validator's.
         self.node_id: bytes = self.genesis.config.initial_stakers[0].node_id
@@ -180,8 +185,18 @@ class Node:
             reset_rpc.register(endpoints["/rpc"], self)  # anvil_reset / hardhat_reset (re-)fork the node
         if "/admin" in endpoints and not self.config.api_admin_enabled:
             endpoints["/admin"] = disabled_endpoint("C-Chain admin API", "--api-admin-enabled")
+        if self.request_observer is not None:
+            self.request_observer(chain, endpoints)
         self._endpoints[chain.chain_id] = (chain, endpoints)
         return endpoints
+
+    def observe_requests(self, observer: Callable[[Chain | None, dict[str, Any]], None]) -> None:
+        """Hand `observer` every endpoint table, those built already and those to come."""
+        self.request_observer = observer
+        if self.node_endpoints:
+            observer(None, self.node_endpoints)
+        for chain, endpoints in list(self._endpoints.values()):
+            observer(chain, endpoints)
 
     def add_endpoint_alias(self, endpoint: str, alias: str) -> None:
         target = endpoint.strip("/")
@@ -370,7 +385,8 @@ class Node:
                             node_id=self.node_id, snapshots=self.snapshots, indexer=self.indexer,
                             warp_validators=self.warp_validators,
                             first_block_credits=((relayer_address(self.config.seed), RELAYER_FUNDS),),
-                            fork=self.fork)
+                            fork=self.fork,
+                            block_building=self.block_building)
 
     def _build_node_endpoints(self) -> None:
         self.node_endpoints["info"] = info_api.build_service(self)
@@ -380,6 +396,8 @@ class Node:
         )
         self.node_endpoints["simnode"] = simnode_api.build_service(self)
         self.node_endpoints.update(health_endpoints(self))
+        if self.request_observer is not None:
+            self.request_observer(None, self.node_endpoints)
 
     async def start(self) -> None:
         """Open everything and serve; returns once every chain is bootstrapped (the port
@@ -500,10 +518,16 @@ class NodeThread:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="simnode", daemon=True)
 
-    def start(self) -> None:
+    def start(self, prepare: Callable[[], None] | None = None) -> None:
+        """Start the loop's thread and the node on it (`prepare` runs on the loop first)."""
         self._thread.start()
+
+        async def start() -> None:
+            if prepare is not None:
+                prepare()
+            await self.node.start()
         try:
-            asyncio.run_coroutine_threadsafe(self.node.start(), self.loop).result()
+            asyncio.run_coroutine_threadsafe(start(), self.loop).result()
         except BaseException:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join()

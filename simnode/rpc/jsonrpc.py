@@ -133,6 +133,22 @@ class GorillaService:
     def has_methods(self) -> bool:
         return any(self._services.values())
 
+    def method_names(self) -> list[str]:
+        """Every method as a client calls it ("avm.issueTx")."""
+        return sorted(f"{service}.{go[:1].lower()}{go[1:]}" for service, table in self._services.items()
+                      for go in table)
+
+    def wrap(self, method: str, wrapper: Callable[[Handler], Handler]) -> bool:
+        """Replace the handler of `method` ("avm.issueTx") with wrapper(handler); False when the
+        endpoint has no such method."""
+        service, _, name = method.partition(".")
+        table = self._services.get(service)
+        go_name = name[:1].upper() + name[1:]
+        if table is None or go_name not in table:
+            return False
+        table[go_name] = wrapper(table[go_name])
+        return True
+
     async def handle(self, http_method: str, content_type: str | None, body: bytes) -> GorillaReply:
         if http_method != "POST":
             return GorillaReply(405, f"rpc: POST method required, received {http_method}".encode(),
@@ -249,10 +265,17 @@ class EthService:
     def has(self, name: str) -> bool:
         return name in self._methods
 
-    def wrap(self, name: str, wrapper: Callable[[Handler], Handler]) -> None:
-        """Replace `name`'s function by `wrapper(function)`, same arity."""
-        m = self._methods[name]
+    def method_names(self) -> list[str]:
+        return sorted(self._methods)
+
+    def wrap(self, name: str, wrapper: Callable[[Handler], Handler]) -> bool:
+        """Replace `name`'s function by `wrapper(function)`, same arity; False when there is no
+        such method."""
+        m = self._methods.get(name)
+        if m is None:
+            return False
         self.register(name, wrapper(m.fn), m.min_args, m.max_args)
+        return True
 
     async def handle_body(self, body: bytes, extra: dict[str, Handler] | None = None) -> bytes | None:
         """Answer a raw request body (single or batch); None when nothing is to be written."""

@@ -287,7 +287,7 @@ def validate_fields(spec: StepSpec, raw: dict[str, Any], partial: bool) -> dict[
                 raise _FieldError(key, "expected an array of step tables")
             out[key] = value
             continue
-        if partial and has_template(value):
+        if partial and not spec.literal and has_template(value):
             out[key] = value  # checked once resolved; present for the cross-key checks
             continue
         check = spec.required.get(key) or spec.optional[key]

@@ -16,8 +16,13 @@ from .trace import compare as compare_traces, read as read_trace, record as reco
 from .accounts import Account
 from .errors import ScenarioError
 from .model import Scenario, load_scenario, scenario_from_dict
+from .recorded import PRIMARY, TX_METHODS, endpoint_chain
 from .runner import Runner, RunStats
+from .schema import v_json_text, v_time
 from .transport import HttpTransport, InProcessTransport, Transport
+
+
+_RECORDED_FIELDS = {"at": v_time, "result": v_json_text}
 
 
 class TraceMismatch(ScenarioError):
@@ -57,7 +62,8 @@ def node_config(scenario: Scenario, *, clock: str | None = None, data_dir: Path 
         genesis_file=(scenario.base_dir / net["genesis"]) if "genesis" in net else None,
         data_dir=data_dir, ephemeral=data_dir is None, seed=net.get("seed", 0), clock_mode=mode,
         start_time_ms=net.get("start_time"), log_level=log_level, block_time=net.get("block_time", 0.0),
-        api_admin_enabled=api_admin_enabled,
+        api_admin_enabled=api_admin_enabled or net.get("admin_api", False), relayer=net.get("relayer", True),
+        chain_config_dir=(scenario.base_dir / net["chain_config_dir"]) if "chain_config_dir" in net else None,
     )
 
 
@@ -111,3 +117,34 @@ def replay(source: Any, *, vars: dict[str, Any] | None = None, check: str | Path
         if serve is not None:
             serve(handle)
     return result
+
+
+def session_trace(transport: Any, scenario: Any) -> dict[str, Any]:
+    """The golden trace of the node a session was recorded on, read through its public API as
+    `simnode replay FILE --record` reads the replay's: every block of every chain the recording
+    names, the tx IDs its requests got, and its start and end times. Equal traces: the replay
+    reproduced the session's chains."""
+    r = Runner(scenario, transport, network_id=scenario.network.get("network_id", 12345), virtual=False)
+    last = 0
+
+    def walk(steps: list[Any]) -> None:
+        nonlocal last
+        for step in steps:
+            if step.kind == "repeat":
+                walk(step.children)
+                continue
+            if step.kind not in ("request", "block"):
+                continue
+            f = {k: _RECORDED_FIELDS[k](v) if k in _RECORDED_FIELDS else v for k, v in step.raw.items()}
+            last = max(last, f.get("at", 0))
+            r._label = step.describe()
+            if step.kind == "request" and f["method"] in TX_METHODS and "result" in f:
+                result = f["result"]
+                tx_id = result.get("txID") if isinstance(result, dict) else result
+                r.record_tx(TX_METHODS[f["method"]] or endpoint_chain(f["endpoint"]) or "C", str(tx_id))
+            elif step.kind == "block" and f["chain"] not in PRIMARY:
+                r.evm_for({"evm_chain": f["chain"]})
+    walk(scenario.steps)
+    r.stats.start_ms = scenario.network.get("start_time", 0)
+    r.stats.end_ms = last
+    return record_trace(r)

@@ -23,6 +23,7 @@ from .model import Scenario, Step, _FieldError, validate_fields
 from .schema import CHAINS, Invalid, _KeyInvalid, amount_for_chain, v_amount
 from .templates import PathMissing, TemplateError, get_path, parse_path, substitute
 from .transport import RPCError, Transport, TransportError
+from .recorded import act_block, act_request
 
 log = logging.getLogger("simnode.scenario")
 
@@ -56,6 +57,8 @@ class RunStats:
     wall_s: float = 0.0
     heights_before: dict[str, int] = field(default_factory=dict)
     heights_after: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the summary must also say
+    skipped: list[str] = field(default_factory=list)  # steps a live target cannot do, left out
 
     @property
     def blocks(self) -> dict[str, int]:
@@ -64,8 +67,11 @@ class RunStats:
     def summary(self) -> str:
         virt = (self.end_ms - self.start_ms) / 1000
         blocks = ", ".join(f"{c} {n}" for c, n in self.blocks.items()) or "none"
-        return (f"{self.steps} steps, {self.txs} txs, blocks: {blocks}; virtual time covered "
+        text = (f"{self.steps} steps, {self.txs} txs, blocks: {blocks}; virtual time covered "
                 f"{_fmt_duration(virt)}; wall time {self.wall_s:.2f}s")
+        if self.skipped:
+            text += f"; {len(self.skipped)} step(s) skipped (the target cannot do them)"
+        return "; ".join([text, *self.notes])
 
 
 def _fmt_duration(seconds: float) -> str:
@@ -143,6 +149,9 @@ class Runner:
         self._progress_flag = progress
         self.progress: Progress | None = None
         self._xp: Any = None
+        self.session: Any = None  # recorded.SessionReplay, made by the first recorded step
+        self.target = False  # a live endpoint not in this process (target.py): its time is the wall clock
+        self.skip: dict[str, Any] = {}  # step number -> why the target cannot do it (--skip-unsupported)
 
     # ------------------------------------------------------------------ lookups used by actions
 
@@ -271,6 +280,8 @@ class Runner:
         return out
 
     def now_ms(self) -> int:
+        if self.target:
+            return time.time_ns() // 1_000_000
         return int(self.transport.call("simnode", "simnode.getTime", {})["timestampMilliseconds"])
 
     # ------------------------------------------------------------------ running
@@ -292,6 +303,8 @@ class Runner:
             try:
                 self.stats.heights_after = self.heights()
                 self.stats.end_ms = self.now_ms()
+                if self.session is not None:
+                    self.session.finish()
             except Exception:  # noqa: BLE001 - the node may be gone; the error above matters more
                 pass
         return self.stats
@@ -321,10 +334,16 @@ class Runner:
         if step.kind == "repeat":
             self._run_repeat(step, names, label, loops)
             return
+        if step.number in self.skip:
+            self.stats.skipped.append(step.number)
+            self.emit(f"skipped {self.skip[step.number]}")
+            if self.progress:
+                self.progress.tick(label)
+            return
         self._label = label
         try:
             raw = {k: v for k, v in step.raw.items() if k not in ("kind", "label")}
-            resolved = substitute(raw, names, self._lookup)
+            resolved = raw if step.spec.literal else substitute(raw, names, self._lookup)
             fields = validate_fields(step.spec, resolved, partial=False)
         except _FieldError as exc:
             raise StepFailed(label, step.kind, f"key '{exc.key}': {exc.message}") from None
@@ -532,6 +551,8 @@ ACTIONS: dict[str, Action] = {
     "expect": act_expect,
     "expect_balance": act_expect_balance,
     "echo": act_echo,
+    "request": act_request,
+    "block": act_block,
 }
 
 __all__ = ["ACTIONS", "Runner", "RunStats", "ScenarioError", "StepFailed", "TxRecord"]

@@ -7,10 +7,11 @@ that hold a template (``{i}``, ``${name}``) are checked again once resolved, at 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ..formats.amounts import AVAX_FAMILY, WEI_FAMILY, parse_amount, parse_duration
@@ -159,7 +160,10 @@ def v_time(value: Any) -> int:
         raise Invalid(f"expected a time, got {_tname(value)}")
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
-    return int(dt.timestamp() * 1000)
+    return (dt - _EPOCH) // timedelta(milliseconds=1)  # exact: recorded times carry milliseconds
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def v_hex(value: Any) -> bytes:
@@ -170,6 +174,16 @@ def v_hex(value: Any) -> bytes:
         return bytes.fromhex(text)
     except ValueError:
         raise Invalid("invalid hex") from None
+
+
+def v_json_text(value: Any) -> Any:
+    """JSON text (a recorded request's params or result) → the value."""
+    if not isinstance(value, str):
+        raise Invalid(f"expected JSON text in a string, got {_tname(value)}")
+    try:
+        return json.loads(value)
+    except ValueError as exc:
+        raise Invalid(f"invalid JSON: {exc}") from None
 
 
 def v_list(item: Validator = v_any) -> Validator:
@@ -229,6 +243,8 @@ class StepSpec:
     optional: dict[str, Validator] = field(default_factory=dict)
     # Cross-key checks on the validated fields (only the keys without templates are present).
     check: Callable[[dict[str, Any]], None] | None = None
+    # Values are taken as written, never as templates (recorded steps hold JSON and client data).
+    literal: bool = False
 
     @property
     def keys(self) -> set[str]:
@@ -309,11 +325,17 @@ def v_endpoint(value: Any) -> str:
 
 def v_validator_entry(value: Any) -> dict[str, Any]:
     v_table(value)
-    unknown = set(value) - {"node_id", "weight", "balance"}
+    known = ("node_id", "weight", "balance", "public_key", "proof_of_possession")
+    unknown = set(value) - set(known)
     if unknown:
-        raise Invalid(f"unknown key(s) in a validator: {', '.join(sorted(unknown))} (known: node_id, weight, balance)")
+        raise Invalid(f"unknown key(s) in a validator: {', '.join(sorted(unknown))} (known: {', '.join(known)})")
     if "node_id" not in value:
         raise Invalid("a validator needs node_id")
+    if ("public_key" in value) != ("proof_of_possession" in value):
+        raise Invalid("a validator's BLS key needs both public_key and proof_of_possession")
+    for key in ("public_key", "proof_of_possession"):
+        if key in value and not has_template(value[key]):
+            v_hex(value[key])
     return value
 
 
@@ -321,8 +343,9 @@ STEP_SPECS: dict[str, StepSpec] = {}
 
 
 def _spec(kind: str, doc: str, required: dict[str, Validator] | None = None,
-          optional: dict[str, Validator] | None = None, check: Callable[[dict[str, Any]], None] | None = None) -> None:
-    STEP_SPECS[kind] = StepSpec(kind, doc, required or {}, optional or {}, check)
+          optional: dict[str, Validator] | None = None, check: Callable[[dict[str, Any]], None] | None = None,
+          literal: bool = False) -> None:
+    STEP_SPECS[kind] = StepSpec(kind, doc, required or {}, optional or {}, check, literal)
 
 
 _spec("transfer", "send AVAX (or an X-Chain asset) from an account to an account or address on X, P or C",
@@ -388,6 +411,13 @@ _spec("expect_balance", "check an account's balance on a chain (amounts with uni
       {"chain": v_chain, "account": v_nonempty},
       {"equals": v_amount, "min": v_amount, "max": v_amount, "asset": v_nonempty}, _check_balance)
 _spec("echo", "print a message (templates resolved) to the run log", {"message": v_str})
+_spec("request", "a state-changing request of a recorded session, sent again as it was (at its time on a "
+      "virtual clock); a recorded result (a tx or snapshot ID) must come back the same",
+      {"endpoint": v_endpoint, "method": v_nonempty}, {"at": v_time, "params": v_json_text, "result": v_json_text},
+      literal=True)
+_spec("block", "a block of a recorded session: built here at its time (or, on a live target, waited for), its "
+      "ID and txs checked", {"chain": v_nonempty, "height": v_int(0)},
+      {"id": v_nonempty, "at": v_time, "txs": v_list(v_nonempty)}, literal=True)
 
 
 class _KeyInvalid(Invalid):
@@ -399,6 +429,8 @@ class _KeyInvalid(Invalid):
 NETWORK_KEYS: dict[str, Validator] = {
     "genesis": v_nonempty, "network_id": v_int(1, 2**32 - 1), "seed": v_int(0, 2**63 - 1), "start_time": v_time,
     "clock": v_choice("virtual", "wall"), "block_time": v_number(0.0),
+    # a recorded session (scenario/recorder.py, scenario/proxy.py) and the node it ran on
+    "recorded_by": v_choice("node", "proxy"), "chain_config_dir": v_nonempty, "relayer": v_bool, "admin_api": v_bool,
 }
 ACCOUNT_KEYS: dict[str, Validator] = {"key": v_nonempty, "fund": v_table, "count": v_int(1, 100_000)}
 TOP_KEYS = {"name", "description", "network", "accounts", "vars", "steps"}

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .transport import RPCError
+from .transport import RPCError, Transport
 
 if TYPE_CHECKING:
     from .runner import Runner
@@ -30,23 +30,41 @@ def _evm_blocks(r: Runner, endpoint: str, height: int) -> list[list[Any]]:
 
 
 def _snowman_blocks(r: Runner, chain: str, height: int) -> list[list[Any]]:
-    method = "avm.getBlockByHeight" if chain == "X" else "platform.getBlockByHeight"
     out = []
     for n in range(height + 1):
         try:
-            res = r.transport.call(chain, method, {"height": str(n), "encoding": "json"})
+            out.append([n, block_summary(r.transport, chain, n)["id"], None])
         except RPCError as exc:
             out.append([n, f"error: {exc}", None])
-            continue
-        block = res.get("block", {})
-        bid = block.get("id") if isinstance(block, dict) else None
-        if bid is None:
+    return out
+
+
+def block_summary(transport: Transport, chain: str, height: int) -> dict[str, Any]:
+    """A block's ID, time (ms) and tx IDs through the public API: X, P, or an EVM chain ("C" or a
+    blockchain ID; its atomic txs too, from blockExtraData)."""
+    if chain in ("X", "P"):
+        method = "avm.getBlockByHeight" if chain == "X" else "platform.getBlockByHeight"
+        block = transport.call(chain, method, {"height": str(height), "encoding": "json"}).get("block", {})
+        bid = block.get("id")
+        if bid is None:  # AvalancheGo's genesis blocks have no JSON ID
             from ..crypto.hashing import sha256
             from ..formats.cb58 import cb58_encode
-            hexed = r.transport.call(chain, method, {"height": str(n), "encoding": "hex"})["block"]
+            hexed = transport.call(chain, method, {"height": str(height), "encoding": "hex"})["block"]
             bid = cb58_encode(sha256(bytes.fromhex(hexed[2:])))
-        out.append([n, bid, None])
-    return out
+        txs = [t["id"] for t in block.get("txs") or []]
+        if isinstance(block.get("tx"), dict):
+            txs.append(block["tx"]["id"])
+        return {"id": bid, "time": int(block.get("time", 0)) * 1000, "txs": txs}
+    b = transport.call(f"/ext/bc/{chain}/rpc", "eth_getBlockByNumber", [hex(height), False])
+    txs = list(b["transactions"])
+    extra = b.get("blockExtraData")
+    if extra and extra != "0x":
+        from ..formats.ids import id_to_str
+        from ..vms.evm.atomic_txs import decode_block_txs
+        txs += [id_to_str(tx.id) for tx in decode_block_txs(bytes.fromhex(extra[2:]))]
+    ms = b.get("timestampMilliseconds")
+    return {"id": b["hash"], "time": int(ms, 16) if ms else int(b["timestamp"], 16) * 1000, "txs": txs,
+            "state_root": b["stateRoot"]}
 
 
 def record(r: Runner) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 X-Chain txs are built here from what the public API tells (avm.getUTXOs, avm.getTxFee,
 info.getBlockchainID), signed with the account keys and sent with avm.issueTx. P-Chain txs are
 built with the P-Chain's own wallet (`simnode.vms.platform.builder.PBuilder`, which reads the
-VM's UTXOs and its dynamic fee) on the node's loop, then sent signed with platform.issueTx.
+VM's UTXOs and its dynamic fee) on the node's loop, or over the public API when the node is not
+in this process (remote_p.py), then sent signed with platform.issueTx.
 Every tx is followed to its acceptance (getTxStatus) before the step ends.
 """
 
@@ -52,6 +53,7 @@ class XPClient:
         self._chain_ids: dict[str, bytes] = {}
         self._avax: bytes | None = None
         self._fees: dict[str, int] | None = None
+        self._remote_p: Any = None
 
     def reset(self) -> None:
         pass
@@ -188,7 +190,8 @@ class XPClient:
     # ------------------------------------------------------------------ P-Chain wallet (the VM's builder)
 
     def p_build(self, keys: list[bytes], fn: Any) -> bytes:
-        """Run fn(builder, vm) on the node's loop; returns the signed tx bytes."""
+        """fn(builder, vm) → the signed tx bytes: on the node's loop with the VM's own state when the
+        node runs in this process, else over the public API (remote_p.py)."""
         from ..vms.platform.builder import BuildError, PBuilder
 
         def build() -> bytes:
@@ -197,9 +200,20 @@ class XPClient:
             return signed.tx_bytes
 
         try:
+            if getattr(self.r.transport, "node", None) is None:
+                from .remote_p import RemotePBuilder
+                platform = self.remote_platform()
+                return fn(RemotePBuilder(platform, keys), platform).tx_bytes
             return self.r.on_node(build)
         except BuildError as exc:
             raise StepError(f"cannot build the P-Chain tx: {exc}") from None
+
+    def remote_platform(self) -> Any:
+        if self._remote_p is None:
+            from ..formats.address import hrp_for_network
+            from .remote_p import RemotePlatform
+            self._remote_p = RemotePlatform(self.r.transport, self.r.network_id, hrp_for_network(self.r.network_id))
+        return self._remote_p
 
     # ------------------------------------------------------------------ steps
 
@@ -403,8 +417,11 @@ class XPClient:
         vdrs = []
         for v in f.get("validators", []) or [{"node_id": "l1-validator-0"}]:
             node_id, sk = self.node_identity(v["node_id"])
+            if "public_key" in v:  # a real node's BLS key: its public key and proof of possession
+                sk = (_hex_arg(v["public_key"]), _hex_arg(v["proof_of_possession"]))
             if sk is None:
-                raise StepError("L1 validators need a node name (their BLS keys are derived from the seed)")
+                raise StepError("L1 validators need a node name (their BLS keys are derived from the seed) or a "
+                                "NodeID with public_key and proof_of_possession")
             weight = int(v.get("weight", 100))
             balance = amount_for_chain(_amount(v.get("balance", "1 AVAX")), "P")
             vdrs.append((node_id, weight, balance, sk))
@@ -466,6 +483,14 @@ def _amount(value: Any) -> tuple[int, str]:
     from .schema import Invalid, v_amount
     try:
         return v_amount(value)
+    except Invalid as exc:
+        raise StepError(str(exc)) from None
+
+
+def _hex_arg(value: Any) -> bytes:
+    from .schema import Invalid, v_hex
+    try:
+        return v_hex(value)
     except Invalid as exc:
         raise StepError(str(exc)) from None
 

@@ -34,6 +34,16 @@ class BlockIndexer(Protocol):
 
 
 @dataclass(slots=True)
+class BlockBuilding:
+    """Whether the chains build blocks on their own: automine, X- and P-Chain blocks as txs arrive,
+    interval blocks, the P-Chain's retries. Off while a recorded session replays: its steps say
+    when each block is built (scenario/recorded.py). The P-Chain's time-driven blocks (stakers
+    leaving) come from the clock either way."""
+
+    automatic: bool = True
+
+
+@dataclass(slots=True)
 class ChainContext:
     config: NodeConfig
     genesis: Genesis
@@ -57,6 +67,8 @@ class ChainContext:
     first_block_credits: tuple[tuple[bytes, int], ...] = ()
     # The forked network's upstream (simnode.fork.Fork) when the node forks a live network, else None.
     fork: Any = None
+    # Shared by the node's chains (Node.block_building).
+    block_building: BlockBuilding = field(default_factory=BlockBuilding)
 
     def __post_init__(self) -> None:
         if self.snapshots is None:

@@ -294,7 +294,7 @@ class XChainVM:
     # ------------------------------------------------------------------ block building
 
     def schedule_build(self) -> None:
-        if self._build_scheduled or self._closed:
+        if self._build_scheduled or self._closed or not self.ctx.block_building.automatic:
             return
         try:
             loop = asyncio.get_running_loop()

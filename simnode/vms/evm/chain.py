@@ -817,7 +817,7 @@ class EVMChain:
 
     def request_mine(self) -> None:
         """Automine: build as soon as the loop is free, batching everything that arrived."""
-        if self._mine_scheduled:
+        if self._mine_scheduled or not self.ctx.block_building.automatic:
             return
         try:
             loop = asyncio.get_running_loop()
@@ -1122,7 +1122,7 @@ class EVMChain:
         if self.closed or self.interval_ms <= 0:
             return
         try:
-            if self.has_pending():
+            if self.has_pending() and self.ctx.block_building.automatic:
                 self.build_block()
         except Exception:
             log.exception("interval block failed")

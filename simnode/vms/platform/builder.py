@@ -59,18 +59,40 @@ class PBuilder:
 
     # ------------------------------------------------------------------------------ UTXOs
 
-    def utxos(self) -> list[UTXO]:
+    def stored_utxos(self) -> dict[bytes, UTXO]:
+        """The UTXOs the chain holds for the wallet's addresses, by ID (the VM's state)."""
         out: dict[bytes, UTXO] = {}
+        for a in sorted(self.keys):
+            for uid in self.vm.state.utxo_ids_of(a):
+                if uid not in out:
+                    u = self.vm.state.get_utxo(uid)
+                    if u is not None:
+                        out[uid] = u
+        return out
+
+    def atomic_utxos(self, source_chain: bytes) -> list[UTXO]:
+        """What `source_chain` exported to the wallet's addresses (shared memory)."""
+        from simnode.vms import atomic
+
+        out = []
+        seen = set()
+        for a in sorted(self.keys):
+            for uid in atomic.utxo_ids_by_address(self.vm.ctx.store, PRIMARY, source_chain, a):
+                if uid not in seen:
+                    seen.add(uid)
+                    out.append(decode_utxo(atomic.get_utxo(self.vm.ctx.store, PRIMARY, source_chain, uid),
+                                           t.P_REGISTRY))
+        return out
+
+    def subnet_owner(self, subnet_id: bytes) -> OutputOwners | None:
+        sub = self.vm.state.subnets.get(subnet_id)
+        return None if sub is None else t.P_REGISTRY.unmarshal_typed(b"\x00\x00" + sub.owner)
+
+    def utxos(self) -> list[UTXO]:
         now = self.vm.next_block_time()
         if self.only is not None:
             return [u for u in self.only if u.id not in self.spent]
-        for a in sorted(self.keys):
-            for uid in self.vm.state.utxo_ids_of(a):
-                if uid in self.spent or uid in out:
-                    continue
-                u = self.vm.state.get_utxo(uid)
-                if u is not None:
-                    out[uid] = u
+        out = {uid: u for uid, u in self.stored_utxos().items() if uid not in self.spent}
         for uid, u in self.pending.items():
             if uid not in self.spent:
                 out[uid] = u
@@ -96,18 +118,7 @@ class PBuilder:
         return TransferableInput(u.tx_id, u.output_index, u.asset_id, TransferInput(inner.amount, Input((idx,)))), key
 
     def import_inputs(self, source_chain: bytes) -> list[tuple[TransferableInput, bytes]]:
-        from simnode.vms import atomic
-
-        out = []
-        seen = set()
-        for a in sorted(self.keys):
-            for uid in atomic.utxo_ids_by_address(self.vm.ctx.store, PRIMARY, source_chain, a):
-                if uid in seen:
-                    continue
-                seen.add(uid)
-                raw = atomic.get_utxo(self.vm.ctx.store, PRIMARY, source_chain, uid)
-                out.append(self._input(decode_utxo(raw, t.P_REGISTRY)))
-        return out
+        return [self._input(u) for u in self.atomic_utxos(source_chain)]
 
     # ------------------------------------------------------------------------------ core
 
@@ -169,10 +180,9 @@ class PBuilder:
         return Input(tuple(idx)), [keys[owners.addresses[i]] for i in idx]
 
     def _subnet_auth(self, subnet_id: bytes) -> tuple[Input, list[bytes]]:
-        sub = self.vm.state.subnets.get(subnet_id)
-        if sub is None:
+        o = self.subnet_owner(subnet_id)
+        if o is None:
             raise BuildError("unknown subnet")
-        o = t.P_REGISTRY.unmarshal_typed(b"\x00\x00" + sub.owner)
         return self._auth(o)
 
     # ------------------------------------------------------------------------------ txs
@@ -249,13 +259,18 @@ class PBuilder:
                            auth_keys=keys)
 
     def convert_subnet(self, subnet_id: bytes, chain_id: bytes, address: bytes,
-                       validators: list[tuple[bytes, int, int, bls.SecretKey]]) -> t.SignedTx:
-        """validators: (nodeID, weight, balance, BLS key); owners are this wallet's address."""
+                       validators: list[tuple[bytes, int, int, bls.SecretKey | tuple[bytes, bytes]]]) -> t.SignedTx:
+        """validators: (nodeID, weight, balance, BLS key or its (public key, proof of possession));
+        owners are this wallet's address."""
         auth, keys = self._subnet_auth(subnet_id)
         po = t.PChainOwner(1, (self.address,))
-        vdrs = tuple(sorted((t.ConvertSubnetToL1Validator(
-            n, wgt, bal, t.ProofOfPossession(bls.public_key(sk), bls.prove_possession(sk)), po, po)
-            for n, wgt, bal, sk in validators), key=lambda v: v.node_id))
+
+        def pop(sk: bls.SecretKey | tuple[bytes, bytes]) -> t.ProofOfPossession:
+            if isinstance(sk, tuple):
+                return t.ProofOfPossession(*sk)
+            return t.ProofOfPossession(bls.public_key(sk), bls.prove_possession(sk))
+        vdrs = tuple(sorted((t.ConvertSubnetToL1Validator(n, wgt, bal, pop(sk), po, po)
+                             for n, wgt, bal, sk in validators), key=lambda v: v.node_id))
         return self._build(lambda b: t.ConvertSubnetToL1Tx(b, subnet_id, chain_id, address, vdrs, auth), [],
                            burn_extra=sum(v.balance for v in vdrs), auth_keys=keys)
 

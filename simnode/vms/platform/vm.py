@@ -216,7 +216,7 @@ class PlatformVM:
             self._add_to_mempool(stx)
         except TxError as e:
             raise IssueError(f"couldn't issue tx: {e}") from None
-        if build:
+        if build and self.ctx.block_building.automatic:
             self.build_block()
         return tx_id
 
@@ -398,7 +398,11 @@ class PlatformVM:
         need = max(fees.tx_gas(s.unsigned, self.fee_config) for s in keep)
         m = self.state.meta
         secs = max(1, -(-(need - m.fee_capacity) // self.fee_config.max_per_second))
-        self.clock.scheduler.schedule((m.timestamp + secs) * 1000, lambda _ms: self.build_block())
+        self.clock.scheduler.schedule((m.timestamp + secs) * 1000, lambda _ms: self._retry_build())
+
+    def _retry_build(self) -> None:
+        if self.ctx.block_building.automatic:
+            self.build_block()
 
     def _finish_block(self, when: int, txs_: list[SignedTx]) -> bytes:
         m = self.state.meta
