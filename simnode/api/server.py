@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService, GorillaService
+from .explorer import add_routes as add_explorer_routes
 
 if TYPE_CHECKING:
     from ..node import Node
@@ -152,6 +153,7 @@ def build_app(node: Node) -> web.Application:
             return await serve_eth_http(endpoint, request, node.config.http_body_limit)
         return await endpoint(request)
 
+    add_explorer_routes(app)
     app.router.add_route("*", "/{tail:.*}", dispatch)
     return app
 
