@@ -58,7 +58,7 @@ async def explorer_page(request: web.Request) -> web.Response:
 
 
 async def explorer_root(_: web.Request) -> web.Response:
-    raise web.HTTPMovedPermanently("/explorer/")
+    return web.Response(status=301, headers={"Location": "/explorer/"})
 
 
 async def static_file(request: web.Request) -> web.StreamResponse:
