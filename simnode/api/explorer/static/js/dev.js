@@ -47,10 +47,11 @@ export function setupDevPanel({ refreshClock, reload }) {
     snapList.innerHTML = String(html`${snapshots().map((s) => html`<span class="snap"><button type="button" data-revert="${s.id}" title="taken at ${isoTime(s.time)}">Revert to #${s.id}</button></span>`)}`);
   }
 
+  // the page is read again first, so the message shows once the effect does
   async function after(message) {
-    say(message);
     await Promise.all([refreshClock(), showRelayer()]);
     await reload();
+    say(message);
   }
 
   const actions = {

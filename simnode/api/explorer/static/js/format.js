@@ -140,7 +140,7 @@ export function id(text, href, opts = {}) {
   if (text === undefined || text === null || text === '') return html`<span class="muted">–</span>`;
   const label = opts.full ? text : short(text, opts.head, opts.tail);
   const inner = href ? html`<a href="${href}" title="${text}">${label}</a>` : html`<span title="${text}">${label}</span>`;
-  return html`<span class="id mono">${inner}${copyButton(text)}</span>`;
+  return html`<span class="id mono${opts.full ? ' full' : ''}">${inner}${copyButton(text)}</span>`;
 }
 
 export const enc = encodeURIComponent;

@@ -2,7 +2,7 @@
 
 import { get } from '../api.js';
 import { chainByRef, primaryPath } from '../chains.js';
-import { html, kv, num, ago, id, blockLink, table, short } from '../format.js';
+import { html, kv, num, ago, id, blockLink, table, short, txLink } from '../format.js';
 import { evmTxRow, primaryTxRow, txRowsTable, listPage, pager, notFound } from './common.js';
 
 export async function render(ctx) {
@@ -22,6 +22,7 @@ export async function render(ctx) {
 <section class="card">${kv([
     ['Blockchain ID', id(chain.blockchainId, null, { full: true })],
     ['Subnet', html`<a class="mono" href="/explorer/subnets/${chain.subnetId}">${chain.subnetId}</a>`],
+    chain.subnetId !== chain.blockchainId && chain.key !== 'X' && chain.key !== 'C' ? ['Created by', txLink(chain.blockchainId)] : null,
     evm ? ['Native token', `${chain.token.name} (${chain.token.symbol}, ${chain.token.decimals} decimals)`] : null,
     evm ? ['RPC', html`<span class="mono">${location.origin}${chain.rpcPath}</span>`] : ['API', html`<span class="mono">${location.origin}${chain.rpcPath}</span>`],
     ['Head', head && blocks.first ? html`${blockLink(chain.key, head.blockNumber, `#${num(head.blockNumber)}`)} <span class="muted">${ago(head.blockTimestamp)}</span>` : '–'],

@@ -40,9 +40,10 @@ async function targets(q, signal) {
   }
   if (CB58.test(q)) {
     const [chain, tx, block, subnet] = await Promise.all([findChain(q), findPrimaryTx(q, signal), findPrimaryBlock(q, signal), isSubnet(q, signal)]);
+    // a chain's and a subnet's IDs are those of the txs that created them: their pages link those
+    if (chain) return [[`/explorer/chain/${chain.key}`, chain.name]];
+    if (subnet) return [[`/explorer/subnets/${q}`, 'Subnet']];
     const out = [];
-    if (chain) out.push([`/explorer/chain/${chain.key}`, chain.name]);
-    if (subnet) out.push([`/explorer/subnets/${q}`, 'Subnet']);
     if (tx) out.push([`/explorer/tx/${q}`, `Transaction on ${tx.chain.name}`]);
     if (block) out.push([`/explorer/block/${block.key}/${q}`, `${block.name} block`]);
     return out;

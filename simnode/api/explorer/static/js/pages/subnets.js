@@ -48,7 +48,7 @@ export async function renderOne(ctx) {
 <section class="card">${kv([
     ['Subnet ID', id(subnetId, null, { full: true })],
     ['Kind', subnet.isL1 ? 'L1 (converted)' : primary ? 'the primary network' : 'permissioned subnet'],
-    ['Created', when(subnet.createBlockTimestamp)],
+    ['Created', html`${when(subnet.createBlockTimestamp)}${primary ? '' : html` by ${txLink(subnetId)}`}`],
     ['Chains', chainLinks(subnet.blockchains, byId)],
     owner && owner.addresses.length ? ['Owner', html`${owner.addresses.map((a) => html`${addressLink(a)} `)} <span class="muted">threshold ${owner.threshold}</span>`] : null,
     subnet.l1ConversionTransactionHash ? ['Conversion', txLink(subnet.l1ConversionTransactionHash)] : null,
