@@ -3,7 +3,8 @@
 Paths (node-api.md §1.1): /ext/info, /ext/admin, /ext/health, /ext/simnode,
 /ext/bc/<chain ID or alias>[/rpc|/ws|/avax|/admin|...], and endpoint aliases such as
 /ext/X, /ext/P, /ext/platform, /ext/avm plus any added by admin.alias. The Data and Metrics
-APIs (/v1/..., /v2/..., /api-json) go to api/data, imported on the first such request.
+APIs (/v1/..., /v2/..., /api-json) go to api/data, imported on the first such request; the
+explorer, /openapi/*.json and /docs to api/explorer.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ are the Data API's own (as /api-json serves them) with `servers` pointing at thi
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.request
 
@@ -114,4 +115,16 @@ def test_unknown_openapi_document_and_docs_page(base):
     assert fetch(base + "/openapi/nope.json")[0] == 404
     status, headers, body = fetch(base + "/docs")
     assert status == 200 and headers["Content-Type"].startswith("text/html")
-    assert b"swagger-ui-bundle.js" in body and b"/explorer/static/js/docs.js" in body
+    assert re.search(rb'src="/explorer/static/v-[0-9a-f]{12}/vendor/swagger-ui/swagger-ui-bundle.js"', body)
+    assert re.search(rb'src="/explorer/static/v-[0-9a-f]{12}/js/docs.js"', body)
+
+
+def test_the_shell_names_versioned_files_kept_for_good(base):
+    body = fetch(base + "/explorer/")[2]
+    src = re.search(rb'<script type="module" src="(/explorer/static/v-[0-9a-f]{12}/js/app.js)"', body).group(1).decode()
+    status, headers, js = fetch(base + src)
+    assert status == 200 and headers["Cache-Control"] == "public, max-age=31536000, immutable"
+    assert js == fetch(base + "/explorer/static/js/app.js")[2]
+    # another version's path is served, but not kept
+    status, headers, _ = fetch(base + "/explorer/static/v-000000000000/js/app.js")
+    assert status == 200 and headers["Cache-Control"] == "no-cache"

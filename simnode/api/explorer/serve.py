@@ -4,7 +4,9 @@
                               static/routes.json (the browser renders the page from the public
                               APIs); any other path under /explorer/ gets the same shell with a 404
                               status, which renders the explorer's not-found page
-    /explorer/static/...      its scripts, styles and vendored libraries (static/vendor/)
+    /explorer/static/...      its scripts, styles and vendored libraries (static/vendor/); the pages
+                              ask for them under /explorer/static/v-<version>/..., the version a
+                              digest of the files, so a browser keeps them without asking again
     /openapi/data-api.json    the Data API and Metrics API documents, as GET /api-json serves them:
     /openapi/metrics-api.json the real documents with `servers` pointing at this node
     /docs                     a docs page for both documents, with "try it" against this node
@@ -14,6 +16,7 @@ Nothing here reads chain state: the pages fetch it in the browser, as any client
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from functools import cache
@@ -25,8 +28,10 @@ from aiohttp import web
 
 STATIC = Path(__file__).resolve().parent / "static"
 HTML = "text/html"
-# Own files are revalidated on every load (a 304 when unchanged), so an upgrade shows at once.
+# The shell is asked for again on every load; the files it names carry the version in their path,
+# so they are kept for good (a new version is a new path). Unversioned paths are revalidated.
 REVALIDATE = {"Cache-Control": "no-cache"}
+IMMUTABLE = {"Cache-Control": "public, max-age=31536000, immutable"}
 DOCUMENTS = {"data-api": "data", "metrics-api": "metrics"}
 
 
@@ -46,10 +51,28 @@ def page_of(path: str) -> str | None:
 
 
 @cache
+def version() -> str:
+    """A digest of every static file's path, size and modification time."""
+    digest = hashlib.sha256()
+    for path in sorted(STATIC.rglob("*")):
+        if path.is_file():
+            st = path.stat()
+            digest.update(f"{path.relative_to(STATIC)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return "v-" + digest.hexdigest()[:12]
+
+
+def static_page(name: str, **fields: str) -> bytes:
+    """An HTML page of static/ with its {{STATIC}} (the versioned prefix) and other fields filled in."""
+    text = (STATIC / name).read_text().replace("{{STATIC}}", f"/explorer/static/{version()}/")
+    for key, value in fields.items():
+        text = text.replace("{{" + key + "}}", value)
+    return text.encode()
+
+
+@cache
 def shell() -> bytes:
     """index.html with the route table inlined (the browser's router reads it; no extra request)."""
-    routes = (STATIC / "routes.json").read_text().strip()
-    return (STATIC / "index.html").read_text().replace("{{ROUTES}}", routes).encode()
+    return static_page("index.html", ROUTES=(STATIC / "routes.json").read_text().strip())
 
 
 async def explorer_page(request: web.Request) -> web.Response:
@@ -63,15 +86,18 @@ async def explorer_root(_: web.Request) -> web.Response:
 
 async def static_file(request: web.Request) -> web.StreamResponse:
     rel = request.match_info["path"]
+    first, _, rest = rel.partition("/")
+    versioned = re.fullmatch(r"v-[0-9a-f]{12}", first) is not None
+    if versioned:
+        rel = rest
     path = (STATIC / rel).resolve()
-    if STATIC not in path.parents or not path.is_file() or rel == "index.html":
+    if STATIC not in path.parents or not path.is_file() or path.suffix == ".html":
         return web.Response(status=404, text="404 page not found\n")
-    return web.FileResponse(path, headers=REVALIDATE)
+    return web.FileResponse(path, headers=IMMUTABLE if versioned and first == version() else REVALIDATE)
 
 
 async def docs_page(_: web.Request) -> web.Response:
-    return web.Response(body=(STATIC / "docs.html").read_bytes(), content_type=HTML, charset="utf-8",
-                        headers=REVALIDATE)
+    return web.Response(body=static_page("docs.html"), content_type=HTML, charset="utf-8", headers=REVALIDATE)
 
 
 @cache

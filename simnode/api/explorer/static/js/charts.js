@@ -7,10 +7,10 @@ export function loadUPlot() {
     loading = new Promise((resolve, reject) => {
       const css = document.createElement('link');
       css.rel = 'stylesheet';
-      css.href = '/explorer/static/vendor/uplot/uPlot.min.css';
+      css.href = new URL('../vendor/uplot/uPlot.min.css', import.meta.url).href;
       document.head.append(css);
       const s = document.createElement('script');
-      s.src = '/explorer/static/vendor/uplot/uPlot.iife.min.js';
+      s.src = new URL('../vendor/uplot/uPlot.iife.min.js', import.meta.url).href;
       s.onload = () => resolve(window.uPlot);
       s.onerror = () => reject(new Error('could not load uPlot'));
       document.head.append(s);
