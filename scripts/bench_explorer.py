@@ -9,8 +9,9 @@ driven by Playwright).
 1) The node: `simnode run --clock virtual` on --data-dir (kept, and reused by the next run when it
    already holds the chain; else a temporary one). Filled over JSON-RPC as a client would: ewoq
    deploys an ERC-20, then signs --txs transactions (9 in 10 native transfers to 1000 addresses,
-   1 in 10 ERC-20 transfers; a "hot" address receives every 7th), sent as JSON-RPC batches and
-   built into blocks of --per-block txs by simnode.mine.
+   1 in 10 ERC-20 transfers; a "hot" address receives every 7th), sent as one JSON-RPC batch per
+   block of --per-block txs (the automining C-Chain builds a batch into one block), the node's
+   time advanced 10 s between blocks (simnode.advanceTime), as blocks come on a live chain.
 2) Page timing: every page route (overview, chain, block, txs, addresses with the hot one's
    thousands of txs, validators, subnets, ICM, metrics, a search) loaded --rounds times in one
    browser tab. Two figures per page, p50 and max over the rounds:
@@ -21,7 +22,8 @@ driven by Playwright).
      from the click to its data rendered (main[data-render-ms]).
 3) Idle CPU: the node process's CPU time (utime + stime from /proc) over --idle-seconds with no
    browser, then with the overview open in Chromium (live heads: websocket subscriptions and the
-   P/X height polls), on the 100k node and on a fresh wall-clock `simnode run --ephemeral`.
+   P/X height polls), on the 100k node and on a fresh wall-clock `simnode run --ephemeral`; then
+   how long a block mined by simnode.mine takes to show as the open overview's C-Chain head.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ CHAIN_ID = 43112
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 BATCH = 500
+BLOCK_SECONDS = 10
 MARKER = "bench-explorer.json"
 
 
@@ -100,7 +103,7 @@ def sign(nonce: int, to: str, value: int = 0, data: bytes = b"", gas: int = 2100
 
 
 def fill(url: str, txs: int, per_block: int) -> dict:
-    """ewoq's ERC-20 and `txs` transfers, built into blocks of `per_block`."""
+    """ewoq's ERC-20 and `txs` transfers in blocks of `per_block`."""
     c = url + "/ext/bc/C/rpc"
     simnode = url + "/ext/simnode"
     recipients = [Account.from_key((i + 1).to_bytes(32, "big")).address for i in range(1000)]
@@ -110,7 +113,6 @@ def fill(url: str, txs: int, per_block: int) -> dict:
     h = rpc(c, "eth_sendRawTransaction", [EWOQ.sign_transaction({
         "chainId": CHAIN_ID, "nonce": nonce, "data": deploy, "gas": 3_000_000, "maxFeePerGas": 100 * 10**9,
         "maxPriorityFeePerGas": 10**9, "type": 2, "value": 0}).raw_transaction.to_0x_hex()])
-    rpc(simnode, "simnode.mine", {"blocks": "1"})
     token = to_checksum_address(rpc(c, "eth_getTransactionReceipt", [h])["contractAddress"])
     nonce += 1
     transfer = bytes.fromhex("a9059cbb")
@@ -128,7 +130,7 @@ def fill(url: str, txs: int, per_block: int) -> dict:
             else:
                 raws.append(sign(nonce + i, to, value=10**15 + i))
                 kinds.append("native_tx")
-        for lo in range(0, len(raws), BATCH):
+        for lo in range(0, len(raws), BATCH):  # per_block <= BATCH: one batch, one block
             answers = post(c, [{"jsonrpc": "2.0", "id": j, "method": "eth_sendRawTransaction", "params": [r]}
                                for j, r in enumerate(raws[lo:lo + BATCH])])
             bad = [a for a in answers if "error" in a]
@@ -136,7 +138,7 @@ def fill(url: str, txs: int, per_block: int) -> dict:
                 raise SystemExit(f"a tx was refused: {bad[0]}")
             for a in answers:
                 samples.setdefault(kinds[lo + a["id"]], a["result"])
-        rpc(simnode, "simnode.mine", {"blocks": "1"})
+        rpc(simnode, "simnode.advanceTime", {"seconds": str(BLOCK_SECONDS)})
         sent += len(raws)
         if sent % 10000 < per_block:
             log(f"  {sent} txs in {time.time() - started:.0f} s")
@@ -205,7 +207,8 @@ def cpu_seconds(pid: int) -> float:
 
 
 def idle_cpu(proc: subprocess.Popen, url: str, seconds: float) -> tuple[float, float]:
-    """The node's CPU share (%) over `seconds`: with no client, then with the overview open."""
+    """The node's CPU share (%) over `seconds`: with no client, then with the overview open; and how
+    long (ms) a new C-Chain block takes to show as the open overview's head."""
     from playwright.sync_api import sync_playwright
 
     time.sleep(2)
@@ -221,8 +224,16 @@ def idle_cpu(proc: subprocess.Popen, url: str, seconds: float) -> tuple[float, f
         c0, t0 = cpu_seconds(proc.pid), time.monotonic()
         time.sleep(seconds)
         with_explorer = 100 * (cpu_seconds(proc.pid) - c0) / (time.monotonic() - t0)
+        # a new C-Chain block (simnode.mine) until the open overview shows it as the head
+        shown = []
+        for _ in range(5):
+            t = time.monotonic()
+            rpc(url + "/ext/simnode", "simnode.mine", {"blocks": "1"})
+            height = int(rpc(url + "/ext/bc/C/rpc", "eth_blockNumber"), 16)
+            page.wait_for_selector(f".chain-card[data-chain=C] .head[data-height='{height}']", timeout=30_000)
+            shown.append(1000 * (time.monotonic() - t))
         browser.close()
-    return alone, with_explorer
+    return alone, with_explorer, shown
 
 
 # ----------------------------------------------------------------------------- main
@@ -230,7 +241,7 @@ def idle_cpu(proc: subprocess.Popen, url: str, seconds: float) -> tuple[float, f
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--txs", type=int, default=100_000)
-    ap.add_argument("--per-block", type=int, default=100)
+    ap.add_argument("--per-block", type=int, default=100, choices=range(1, 501), metavar="1..500")
     ap.add_argument("--data-dir", type=Path, default=None, help="kept; reused when it holds the chain already")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--idle-seconds", type=float, default=60)
@@ -266,14 +277,16 @@ def main() -> int:
             worst = max(max(statistics.median(r[1]), statistics.median(r[2])) for r in rows)
             print(f"  slowest page p50: {worst:.0f} ms (target: 300 ms)")
             log(f"idle CPU, {args.idle_seconds:.0f} s each ...")
-            alone, opened = idle_cpu(proc, url, args.idle_seconds)
+            alone, opened, shown = idle_cpu(proc, url, args.idle_seconds)
             print(f"\nidle node CPU (100k-tx node, virtual clock): {alone:.2f}% alone, {opened:.2f}% with the overview open")
+            print(f"a mined C-Chain block shown on the open overview after (ms): {', '.join(f'{x:.0f}' for x in shown)}")
         finally:
             stop_node(proc)
         proc, url = start_node(["--ephemeral"])
         try:
-            alone, opened = idle_cpu(proc, url, args.idle_seconds)
+            alone, opened, shown = idle_cpu(proc, url, args.idle_seconds)
             print(f"idle node CPU (fresh wall-clock node):        {alone:.2f}% alone, {opened:.2f}% with the overview open")
+            print(f"a mined C-Chain block shown on the open overview after (ms): {', '.join(f'{x:.0f}' for x in shown)}")
         finally:
             stop_node(proc)
     finally:
