@@ -19,7 +19,7 @@ driven by Playwright).
      navigation's start to the moment the page has rendered its data (the explorer's
      `explorer-ready` performance mark);
    - in-app: the same page reached from another explorer page by a link (no document load),
-     from the click to its data rendered (main[data-render-ms]).
+     from the click to its data rendered (a search: until the page it lands on has).
 3) Idle CPU: the node process's CPU time (utime + stime from /proc) over --idle-seconds with no
    browser, then with the overview open in Chromium (live heads: websocket subscriptions and the
    P/X height polls), on the 100k node and on a fresh wall-clock `simnode run --ephemeral`; then
@@ -166,6 +166,25 @@ def pages(info: dict) -> list[tuple[str, str]]:
     ]
 
 
+# Click a link to path on the page open at origin; resolves with the ms from the click until the
+# page reached (a search lands on another) has rendered its data.
+IN_APP = """([path, origin]) => new Promise((resolve) => {
+  const main = document.getElementById('app');
+  const a = document.createElement('a');
+  a.href = path;
+  main.append(a);
+  const t0 = performance.now();
+  const seen = new MutationObserver(() => {
+    if (main.dataset.state === 'ready' && location.pathname !== origin && !location.pathname.startsWith('/explorer/search')) {
+      seen.disconnect();
+      resolve(performance.now() - t0);
+    }
+  });
+  seen.observe(main, { attributes: true, attributeFilter: ['data-state'] });
+  a.click();
+})"""
+
+
 def time_pages(url: str, info: dict, rounds: int) -> list[tuple[str, list[float], list[float]]]:
     from playwright.sync_api import sync_playwright
 
@@ -188,11 +207,7 @@ def time_pages(url: str, info: dict, rounds: int) -> list[tuple[str, list[float]
                 origin = "/explorer/validators" if path == "/explorer/subnets" else "/explorer/subnets"
                 page.goto(url + origin)
                 page.wait_for_selector("main[data-state=ready]")
-                page.evaluate("p => { const a = document.createElement('a'); a.href = p;"
-                              " document.getElementById('app').append(a); a.click(); }", path)
-                page.wait_for_function("o => document.querySelector('main').dataset.state === 'ready'"
-                                       " && location.pathname !== o", arg=origin, timeout=60_000)
-                navs.append(float(page.eval_on_selector("main", "m => m.dataset.renderMs")))
+                navs.append(page.evaluate(IN_APP, [path, origin]))
             out.append((name, loads, navs))
             log(f"  {name}: load p50 {statistics.median(loads):.0f} ms, in-app p50 {statistics.median(navs):.0f} ms")
         if errors:

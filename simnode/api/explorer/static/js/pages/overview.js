@@ -6,7 +6,7 @@ import { get, PRIMARY, query } from '../api.js';
 import { chains, primaryPath } from '../chains.js';
 import { html, num, navaxAmount, ago, blockLink, id, txHref, addressLink, chainHref, table, statusBadge, refreshTimes, nodeNow } from '../format.js';
 import { watchHeads } from '../live.js';
-import { barChart } from '../charts.js';
+import { barChart, loadUPlot } from '../charts.js';
 import { latestTxs } from './common.js';
 import { clockReady } from '../clock.js';
 
@@ -55,19 +55,23 @@ function txsTable(rows) {
 export async function render(ctx) {
   ctx.title('Overview');
   const interval = ctx.query.get('interval') === 'day' ? 'day' : 'hour';
+  // everything at once: what needs the chain list starts as soon as it is there
+  loadUPlot().catch(() => {});
+  const network = get(PRIMARY, {}, ctx.signal);
   const list = await chains();
   const evm = list.filter((c) => c.kind === 'evm');
   const metricsChain = evm.find((c) => c.key === ctx.query.get('chart')) || evm[0];
+  const series = metricsChain ? fetchMetrics(ctx, metricsChain, interval) : null;
   const blocks = new Map();
 
-  const [network, perChain, txs] = await Promise.all([
-    get(PRIMARY, {}, ctx.signal),
+  const [details, perChain, txs] = await Promise.all([
+    network,
     Promise.all(list.map((c) => chainBlocks(c, ctx.signal))),
     latestTxs(list, LATEST, ctx.signal),
   ]);
   list.forEach((c, i) => blocks.set(c.key, perChain[i]));
-  const v = network.validatorDetails;
-  const d = network.delegatorDetails;
+  const v = details.validatorDetails;
+  const d = details.delegatorDetails;
 
   const liveSection = (all, txRows) => {
     const latest = [...blocks.values()].flat().sort((a, b) => b.time - a.time || a.chain.key.localeCompare(b.chain.key)).slice(0, LATEST);
@@ -93,7 +97,10 @@ ${evm.length > 1 ? evm.map((c) => html`<a href="/explorer/${query({ interval, ch
 <div class="grid">${METRICS.map(([m, label]) => html`<div class="chart-box"><h2>${label}</h2><div class="chart" id="chart-${m}"></div></div>`)}</div>
 </section>`);
 
-  if (metricsChain) await drawCharts(ctx, metricsChain, interval);
+  if (series) {
+    const { range, results } = await series;
+    await Promise.all(METRICS.map(([m, label], i) => barChart(document.getElementById(`chart-${m}`), results[i].results, { label, onCleanup: ctx.onCleanup, range })));
+  }
 
   // live: reload the changed chains' blocks and the latest txs, at most every REFRESH_MS
   const dirty = new Set();
@@ -123,10 +130,10 @@ ${evm.length > 1 ? evm.map((c) => html`<a href="/explorer/${query({ interval, ch
   ctx.onCleanup(() => clearTimeout(timer));
 }
 
-async function drawCharts(ctx, chain, interval) {
+async function fetchMetrics(ctx, chain, interval) {
   await clockReady();
   const end = Math.floor(nodeNow());
   const params = { timeInterval: interval, startTimestamp: Math.max(end - RANGES[interval], 0), endTimestamp: end, pageSize: 2160 };
-  const series = await Promise.all(METRICS.map(([m]) => get(`/v2/chains/${chain.evmChainId}/metrics/${m}`, params, ctx.signal)));
-  await Promise.all(METRICS.map(([m, label], i) => barChart(document.getElementById(`chart-${m}`), series[i].results, { label, onCleanup: ctx.onCleanup, range: [params.startTimestamp, end] })));
+  const results = await Promise.all(METRICS.map(([m]) => get(`/v2/chains/${chain.evmChainId}/metrics/${m}`, params, ctx.signal)));
+  return { range: [params.startTimestamp, end], results };
 }
