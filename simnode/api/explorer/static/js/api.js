@@ -57,15 +57,3 @@ export async function rpc(endpoint, method, params, signal) {
 }
 
 export const simnode = (method, params = {}) => rpc('/ext/simnode', `simnode.${method}`, params);
-
-// Every page of a list route, up to `limit` items; `key` is the list's member in the answer.
-export async function collect(path, params, key, limit, signal) {
-  const out = [];
-  let token;
-  do {
-    const page = await get(path, { ...params, pageToken: token }, signal);
-    out.push(...(page[key] || []));
-    token = page.nextPageToken;
-  } while (token && out.length < limit);
-  return out.slice(0, limit);
-}

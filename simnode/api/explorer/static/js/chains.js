@@ -32,7 +32,7 @@ async function load() {
     list.push({
       key: isC ? 'C' : c.chainId, name: isC ? 'C-Chain' : c.chainName, kind: 'evm', evmChainId: c.chainId,
       blockchainId: c.platformChainId, subnetId: c.subnetId, dataChain: isC ? 'c-chain' : null,
-      rpcPath: `${path}/rpc`, wsPath: `${path}/ws`, token: c.networkToken, title: c.chainName,
+      rpcPath: `${path}/rpc`, wsPath: `${path}/ws`, token: c.networkToken,
     });
   }
   return list;
@@ -44,15 +44,6 @@ export async function chainByRef(ref) {
   const r = String(ref);
   const low = r.toLowerCase().replace(/-chain$/, '');
   return all.find((c) => c.key.toLowerCase() === low || c.evmChainId === r || c.blockchainId === r) || null;
-}
-
-export async function evmChains() {
-  return (await chains()).filter((c) => c.kind === 'evm');
-}
-
-export async function chainName(blockchainId) {
-  const c = (await chains()).find((x) => x.blockchainId === blockchainId);
-  return c ? c.name : null;
 }
 
 // ------------------------------------------------------------------ CB58 <-> hex (bytes32 chain IDs in logs)

@@ -6,8 +6,6 @@ class Markup {
   toString() { return this.s; }
 }
 
-export const raw = (s) => new Markup(s);
-
 export function esc(v) {
   return String(v).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 }
@@ -47,8 +45,7 @@ export function amount(value, decimals = 18, symbol = 'AVAX') {
   return html`<span class="amount" data-raw="${BigInt(value).toString()}" data-decimals="${decimals}" title="${BigInt(value).toString()} base units">${units(value, decimals)} ${symbol}</span>`;
 }
 
-export const avax = (wei) => amount(wei, 18, 'AVAX');        // C-Chain and L1 native amounts (wei)
-export const navaxAmount = (n) => amount(n, 9, 'AVAX');      // P/X amounts (nAVAX)
+export const navaxAmount = (n) => amount(n, 9, 'AVAX'); // P/X amounts (nAVAX)
 
 // A P/X amount shown in nAVAX when it is below a milli-AVAX (fees), else in AVAX.
 export function navax(n) {
