@@ -56,7 +56,9 @@ class World:
     def watch(self, page) -> None:
         page.on("console", lambda m: m.type in ("error", "warning") and self.errors.append(f"console {m.type}: {m.text}"))
         page.on("pageerror", lambda e: self.errors.append(f"page error: {e}"))
-        page.on("requestfailed", lambda r: self.errors.append(f"failed request: {r.url} {r.failure}"))
+        # a request the page cancelled (leaving a page aborts its polls and fetches) has not failed
+        page.on("requestfailed", lambda r: "ERR_ABORTED" not in (r.failure or "")
+                and self.errors.append(f"failed request: {r.url} {r.failure}"))
         page.on("response", lambda r: r.status >= 400 and self.errors.append(f"HTTP {r.status}: {r.url}"))
 
     def visit(self, path: str, shot: str | None = None, wait: str = READY):
