@@ -71,12 +71,8 @@ def static_page(name: str, **fields: str) -> bytes:
 
 @cache
 def shell() -> bytes:
-    """index.html with the route table inlined (the browser's router reads it; no extra request) and
-    every module of the explorer preloaded (one round of requests on a first visit, instead of one
-    per level of imports; none later, as the browser keeps them)."""
-    modules = sorted(str(p.relative_to(STATIC)) for p in (STATIC / "js").rglob("*.js") if p.name != "docs.js")
-    preload = "\n".join(f'<link rel="modulepreload" href="/explorer/static/{version()}/{m}">' for m in modules)
-    return static_page("index.html", ROUTES=(STATIC / "routes.json").read_text().strip(), PRELOAD=preload)
+    """index.html with the route table inlined (the browser's router reads it; no extra request)."""
+    return static_page("index.html", ROUTES=(STATIC / "routes.json").read_text().strip())
 
 
 async def explorer_page(request: web.Request) -> web.Response:

@@ -21,7 +21,7 @@ export function loadUPlot() {
 
 export function compact(v) {
   const a = Math.abs(v);
-  for (const [size, unit] of [[1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']]) {
+  for (const [size, unit] of [[1e18, 'E'], [1e15, 'P'], [1e12, 'T'], [1e9, 'G'], [1e6, 'M'], [1e3, 'k']]) {
     if (a >= size) return `${+(v / size).toFixed(1)}${unit}`;
   }
   return `${+v.toFixed(2)}`;
@@ -45,7 +45,7 @@ export async function barChart(el, points, { label, onCleanup, range, height = 2
     height,
     legend: { show: true },
     scales: { x: range ? { time: true, range: () => range } : { time: true }, y: { range: (u, min, max) => [0, Math.max(max, 1) * 1.1] } },
-    axes: [axis, { ...axis, values: (u, ticks) => ticks.map(compact), size: 50 }],
+    axes: [axis, { ...axis, values: (u, ticks) => ticks.map(compact), size: 60 }],
     series: [
       { value: (u, v) => (v == null ? '–' : new Date(v * 1000).toISOString().slice(0, 16).replace('T', ' ')) },
       { label, stroke: '#e84142', fill: 'rgba(232, 65, 66, 0.25)', paths: uPlot.paths.bars({ size: [0.7, 40] }),
