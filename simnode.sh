@@ -2,7 +2,8 @@
 # simnode's one entry point on a fresh machine: creates .venv and installs what is needed
 # (again whenever pyproject.toml changes), then runs the command.
 #   ./simnode.sh run [flags]      start a node (default: local network on 127.0.0.1:9650)
-#   ./simnode.sh test [pytest args]  run the test suite
+#   ./simnode.sh test [pytest args]  run the test suite (installs Debian's chromium for the browser tests
+#                                   when it is missing and this is root with apt-get)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="$root/.venv"
@@ -38,6 +39,16 @@ case "$cmd" in
       js_stamp="$root/tests/js/node_modules/.simnode-installed"
       if [ "$(cat "$js_stamp" 2>/dev/null)" != "$js_want" ]; then
         (cd "$root/tests/js" && npm ci --silent --no-audit --no-fund && echo "$js_want" > "$js_stamp") >&2
+      fi
+    fi
+    # the explorer's browser tests drive Debian's chromium (Playwright's own browser download is not used)
+    if ! command -v chromium >/dev/null; then
+      if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "simnode: installing chromium for the explorer's browser tests ..." >&2
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } > "$venv/chromium-install.log" 2>&1 \
+          || echo "simnode: chromium could not be installed (log in $venv/chromium-install.log): the explorer's browser tests will skip" >&2
+      else
+        echo "simnode: no chromium, and no root apt-get to install it: the explorer's browser tests will skip" >&2
       fi
     fi
     cd "$root" && exec "$venv/bin/python" -m pytest "$@" ;;

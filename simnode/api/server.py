@@ -3,7 +3,8 @@
 Paths (node-api.md §1.1): /ext/info, /ext/admin, /ext/health, /ext/simnode,
 /ext/bc/<chain ID or alias>[/rpc|/ws|/avax|/admin|...], and endpoint aliases such as
 /ext/X, /ext/P, /ext/platform, /ext/avm plus any added by admin.alias. The Data and Metrics
-APIs (/v1/..., /v2/..., /api-json) go to api/data, imported on the first such request.
+APIs (/v1/..., /v2/..., /api-json) go to api/data, imported on the first such request; the
+explorer, /openapi/*.json and /docs to api/explorer.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService, GorillaService
+from .explorer import add_routes as add_explorer_routes
 
 if TYPE_CHECKING:
     from ..node import Node
@@ -152,6 +154,7 @@ def build_app(node: Node) -> web.Application:
             return await serve_eth_http(endpoint, request, node.config.http_body_limit)
         return await endpoint(request)
 
+    add_explorer_routes(app)
     app.router.add_route("*", "/{tail:.*}", dispatch)
     return app
 
