@@ -9,13 +9,9 @@ import pytest
 import rlp
 from eth_account import Account
 from eth_utils import keccak
-from web3 import Web3
-
-from simnode.config import NodeConfig
-from simnode.node import Node
 
 from .rpc import call
-from .test_cchain_web3 import CHAIN_ID, EWOQ, GWEI, deploy, rpc_error, send, transact
+from .test_cchain_web3 import CHAIN_ID, EWOQ, GWEI, deploy, node, rpc, rpc_error, send, w3  # noqa: F401 - fixtures
 
 RPC_GAS_CAP = 50_000_000
 ZERO = "0x" + "00" * 20
@@ -23,22 +19,6 @@ CODE_HOLDER = "0x" + "ab" * 20
 # GAS, then NUMBER, TIMESTAMP, COINBASE, BASEFEE, GASLIMIT: each returned as one word
 RETURN_GAS = "0x5a60005260206000f3"
 RETURN_CONTEXT = "0x4360005242602052416040524860605245608052" + "60a06000f3"
-
-
-@pytest.fixture(scope="module")
-def node():
-    with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True)) as handle:
-        yield handle
-
-
-@pytest.fixture(scope="module")
-def rpc(node):
-    return node.url + "/ext/bc/C/rpc"
-
-
-@pytest.fixture(scope="module")
-def w3(rpc):
-    return Web3(Web3.HTTPProvider(rpc, request_kwargs={"timeout": 30}))
 
 
 @pytest.fixture(scope="module")
