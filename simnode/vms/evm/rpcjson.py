@@ -90,6 +90,38 @@ def parse_block_overrides(obj: Any, arg: int) -> dict[str, Any] | None:
     return out
 
 
+def parse_args_quantity(obj: dict, key: str, bits: int, arg: int) -> int | None:
+    """A TransactionArgs quantity: hexutil.Uint64 (64 bits) or *hexutil.Big (256 bits)."""
+    value = obj.get(key)
+    if value is None:
+        return None
+    n = parse_quantity(value, arg)
+    if n >= 1 << bits:
+        go_type = "hexutil.Uint64" if bits == 64 else "*hexutil.Big"
+        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal hex number > {bits} bits into Go struct "
+                            f"field TransactionArgs.{key} of type {go_type}")
+    return n
+
+
+def parse_access_list(entries: Any, arg: int) -> list[tuple[bytes, list[int]]] | None:
+    """A JSON accessList ([{address, storageKeys}]) as py-evm's txs take it."""
+    if entries is None:
+        return None
+    invalid = InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go struct field "
+                            "TransactionArgs.accessList of type types.AccessList")
+    if not isinstance(entries, list):
+        raise invalid
+    out = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("address"), str):
+            raise invalid
+        keys = entry.get("storageKeys") or []
+        if not isinstance(keys, list):
+            raise invalid
+        out.append((parse_address(entry["address"], arg), [int.from_bytes(parse_hash(k, arg), "big") for k in keys]))
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class AccountOverride:
     """One account of a StateOverride (geth's OverrideAccount); None leaves a field as it is."""

@@ -19,9 +19,9 @@ from .chain import RPC_GAS_CAP, BlockInfo, ChainError, EVMChain
 from .subnet import SubnetEVMChain
 from .typed_data import TypedDataError, typed_data_digest
 from .execution import CallArgs, Executor, args_transaction
-from .rpcjson import (block_json, hb, header_json, hx, log_json, parse_address, parse_block_overrides, parse_data,
-                      parse_hash, parse_quantity, parse_state_overrides, pending_tx_json, receipt_json, tx_json,
-                      tx_object_json)
+from .rpcjson import (block_json, hb, header_json, hx, log_json, parse_access_list, parse_address, parse_args_quantity,
+                      parse_block_overrides, parse_data, parse_hash, parse_quantity, parse_state_overrides,
+                      pending_tx_json, receipt_json, tx_json, tx_object_json)
 
 CLIENT_VERSION = "v1.14.2"
 FEE_HISTORY_MAX_CALL_BLOCKS = 2048  # coreth gasprice.DefaultMaxCallBlockHistory
@@ -106,13 +106,13 @@ class EthAPI:
             data = obj.get("data")
         elif obj.get("data") is not None and obj.get("data") != data:
             raise ChainError('both "data" and "input" are set and not equal. Please use "input" to pass transaction call data')
-        q = lambda k, bits: _args_quantity(obj, k, bits, arg)  # noqa: E731
+        q = lambda k, bits: parse_args_quantity(obj, k, bits, arg)  # noqa: E731
         args = CallArgs(
             sender=parse_address(obj["from"], arg) if obj.get("from") else b"\x00" * 20,
             to=parse_address(obj["to"], arg) if obj.get("to") else None,
             gas=q("gas", 64), gas_price=q("gasPrice", 256), max_fee=q("maxFeePerGas", 256),
             tip=q("maxPriorityFeePerGas", 256), value=q("value", 256) or 0, data=parse_data(data, arg),
-            nonce=q("nonce", 64), access_list=_access_list(obj.get("accessList"), arg),
+            nonce=q("nonce", 64), access_list=parse_access_list(obj.get("accessList"), arg),
         )
         if args.gas_price is not None and (args.max_fee is not None or args.tip is not None):
             raise ChainError("both gasPrice and (maxFeePerGas or maxPriorityFeePerGas) specified")
@@ -145,7 +145,7 @@ class EthAPI:
         if args.gas is None:
             gas = self.exec.estimate(replace(args, gas=None, nonce=None), None) if estimate_gas else RPC_GAS_CAP
             args = replace(args, gas=gas)
-        chain_id = _args_quantity(obj, "chainId", 256, 0)
+        chain_id = parse_args_quantity(obj, "chainId", 256, 0)
         if chain_id is not None and chain_id != chain.evm_chain_id:
             raise ChainError(f"chainId does not match node's (have={chain_id}, want={chain.evm_chain_id})")
         return args
@@ -332,38 +332,6 @@ class EthAPI:
             raise InvalidParams("invalid argument 0: json: cannot unmarshal non-object into TransactionArgs")
         tx, raw, sender = self.signed_tx(obj)
         return hb(self.chain.submit_tx(tx, raw, sender))  # mined before the next request, as send_raw
-
-
-def _args_quantity(obj: dict, key: str, bits: int, arg: int) -> int | None:
-    """A TransactionArgs quantity: hexutil.Uint64 (64 bits) or *hexutil.Big (256 bits)."""
-    value = obj.get(key)
-    if value is None:
-        return None
-    n = parse_quantity(value, arg)
-    if n >= 1 << bits:
-        go_type = "hexutil.Uint64" if bits == 64 else "*hexutil.Big"
-        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal hex number > {bits} bits into Go struct "
-                            f"field TransactionArgs.{key} of type {go_type}")
-    return n
-
-
-def _access_list(entries: Any, arg: int) -> list[tuple[bytes, list[int]]] | None:
-    """A JSON accessList ([{address, storageKeys}]) as py-evm's txs take it."""
-    if entries is None:
-        return None
-    invalid = InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go struct field "
-                            "TransactionArgs.accessList of type types.AccessList")
-    if not isinstance(entries, list):
-        raise invalid
-    out = []
-    for entry in entries:
-        if not isinstance(entry, dict) or not isinstance(entry.get("address"), str):
-            raise invalid
-        keys = entry.get("storageKeys") or []
-        if not isinstance(keys, list):
-            raise invalid
-        out.append((parse_address(entry["address"], arg), [int.from_bytes(parse_hash(k, arg), "big") for k in keys]))
-    return out
 
 
 def _hex_or_decimal(v: Any) -> int:
