@@ -15,20 +15,20 @@ and after a node-wide revert, `sync()` makes the running chains match the P-Chai
   otherwise it exists on the fork's P-Chain only (status "Created") and the log says so.
 
 Layers point down: the P-Chain only calls its block listeners; the VM classes are imported
-lazily here, by name.
+lazily here, by name; the node is reached through ChainHost, which `Node` satisfies.
 """
 
 from __future__ import annotations
 
 import importlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .fork.errors import NotForked
 from .formats.ids import SUBNET_EVM_VM_ID, ZERO_ID, id_to_str
 
 if TYPE_CHECKING:
-    from .node import Node
+    from .vms.chain import Chain, ChainContext
 
 log = logging.getLogger("simnode.chains")
 
@@ -38,8 +38,22 @@ VM_FACTORIES: dict[bytes, tuple[str, str]] = {
 }
 
 
+@runtime_checkable
+class ChainHost(Protocol):
+    """What the manager uses of the node: its running chains and how it adds and drops one."""
+
+    @property
+    def chains(self) -> dict[bytes, Chain]: ...
+
+    def chain_context(self, chain_id: bytes) -> ChainContext: ...
+
+    def register_chain(self, chain: Chain) -> None: ...
+
+    def unregister_chain(self, chain_id: bytes) -> None: ...
+
+
 class ChainManager:
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: ChainHost) -> None:
         self.node = node
         self.running: dict[bytes, Any] = {}   # chain ID -> chain started here
         self.failed: dict[bytes, str] = {}    # chain ID -> why it did not start

@@ -1,5 +1,7 @@
 """Node: the composition root. Opens the store, the clock and the genesis, builds the chains,
 serves HTTP, and offers the in-process Python API (`Node.start_in_thread`, async `start/stop`).
+The layers below reach it through the Protocols they declare, which it satisfies structurally:
+the API's NodeServices (api/node_services.py) and the chain manager's ChainHost (chains.py).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from ..profiling import stack_dump
 from ..rpc.jsonrpc import GorillaService, RPCError
 
 if TYPE_CHECKING:
-    from ..node import Node
+    from .node_services import NodeServices
 
 MAX_ALIAS_LENGTH = 512
 
@@ -41,7 +41,7 @@ def _public_logger_name(name: str) -> str:
     return "main" if name == logs.ROOT else name[len(logs.ROOT) + 1:]
 
 
-def build_service(node: Node) -> GorillaService:
+def build_service(node: NodeServices) -> GorillaService:
     prof = node.profiler
 
     def start_cpu_profiler(_: dict[str, Any]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService
 from .server import Router
 
 if TYPE_CHECKING:
-    from ..node import Node
+    from .node_services import NodeServices
 
 log = logging.getLogger("simnode.http")
 
@@ -244,7 +244,7 @@ class FastHTTPProtocol(asyncio.Protocol):
 class FastSockSite(web.SockSite):
     """web.SockSite whose connections start on FastHTTPProtocol."""
 
-    def __init__(self, runner: web.AppRunner, sock: Any, node: Node) -> None:
+    def __init__(self, runner: web.AppRunner, sock: Any, node: NodeServices) -> None:
         super().__init__(runner, sock)
         self.node = node
         self.router = Router(node)

@@ -12,10 +12,10 @@ from ..rpc.jsonrpc import GorillaService
 from .server import serve_gorilla
 
 if TYPE_CHECKING:
-    from ..node import Node
+    from .node_services import NodeServices
 
 
-def report(node: Node) -> dict[str, Any]:
+def report(node: NodeServices) -> dict[str, Any]:
     ts = format_rfc3339(node.clock.now())
     checks = {}
     for chain in node.chains.values():
@@ -31,7 +31,7 @@ def report(node: Node) -> dict[str, Any]:
     return {"checks": checks, "healthy": healthy}
 
 
-def health_endpoints(node: Node) -> dict[str, Any]:
+def health_endpoints(node: NodeServices) -> dict[str, Any]:
     def health(_: dict[str, Any]) -> dict[str, Any]:
         return report(node)
 

@@ -16,7 +16,7 @@ from ..network import params_for
 from ..rpc.jsonrpc import GorillaService, RPCError
 
 if TYPE_CHECKING:
-    from ..node import Node
+    from .node_services import NodeServices
 
 NODE_VERSION = "avalanchego/1.14.2"
 EVM_VERSION = "v1.14.2"
@@ -51,7 +51,7 @@ def upgrades_json(network_id: int) -> dict[str, Any]:
     }
 
 
-def build_service(node: Node) -> GorillaService:
+def build_service(node: NodeServices) -> GorillaService:
     net = node.config.network_id
 
     def get_node_version(_: dict[str, Any]) -> dict[str, Any]:
@@ -143,7 +143,7 @@ _VM_ALIASES = {
 }
 
 
-def simulated_peers(node: Node) -> list[dict[str, Any]]:
+def simulated_peers(node: NodeServices) -> list[dict[str, Any]]:
     """The other genesis validators, shown as connected peers of a local network."""
     upgrade_time = params_for(node.config.network_id).upgrades.granite
     started = format_rfc3339(node.clock.now()).replace("Z", ".000000000Z")

@@ -17,7 +17,7 @@ from ..errors import NodeError
 from ..rpc.jsonrpc import InvalidParams, RPCError
 
 if TYPE_CHECKING:
-    from ..node import Node
+    from .node_services import NodeServices
 
 
 def _block(value: Any) -> int | None:
@@ -46,7 +46,7 @@ def _forking(arg: Any) -> dict | None:
     return forking
 
 
-def register(svc: Any, node: Node) -> None:
+def register(svc: Any, node: NodeServices) -> None:
     def reset(url: str | None, block: int | None) -> None:
         try:
             node.reset(url, block)

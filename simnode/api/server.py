@@ -19,12 +19,12 @@ from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService, GorillaService
 from .explorer import add_routes as add_explorer_routes
 
 if TYPE_CHECKING:
-    from ..node import Node
+    from .node_services import NodeServices
 
 log = logging.getLogger("simnode.http")
 
 NOT_FOUND = b"404 page not found\n"
-NODE_KEY: web.AppKey[Node] = web.AppKey("node")
+NODE_KEY: web.AppKey[NodeServices] = web.AppKey("node")
 DATA_API_PREFIXES = ("/v1/", "/v2/", "/api-json")
 
 
@@ -72,7 +72,7 @@ Endpoint = GorillaService | EthService | Callable[[web.Request], Awaitable[web.S
 class Router:
     """Maps a request path to an endpoint, consulting the node's live alias tables."""
 
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: NodeServices) -> None:
         self.node = node
 
     def resolve(self, path: str) -> Endpoint | None:
@@ -127,7 +127,7 @@ async def _common_headers(request: web.Request, handler: Callable[[web.Request],
     return resp
 
 
-def build_app(node: Node) -> web.Application:
+def build_app(node: NodeServices) -> web.Application:
     router = Router(node)
     # aiohttp's own cap is set high; the node applies its body limit per request.
     app = web.Application(middlewares=[_common_headers], client_max_size=max(node.config.http_body_limit, 1 << 20) * 8)

@@ -27,7 +27,7 @@ from ..formats.jsonnum import format_rfc3339, parse_uint
 from ..rpc.jsonrpc import GorillaService, RPCError
 
 if TYPE_CHECKING:
-    from ..node import Node
+    from .node_services import NodeServices
 
 MAX_MINE = 100_000
 
@@ -43,12 +43,12 @@ def _uint(params: dict[str, Any], key: str, default: int | None = None) -> int:
         raise RPCError(f"invalid '{key}': {exc}") from exc
 
 
-def _time(node: Node) -> dict[str, Any]:
+def _time(node: NodeServices) -> dict[str, Any]:
     ms = node.clock.now_ms()
     return {"timestamp": str(ms // 1000), "timestampMilliseconds": str(ms), "time": format_rfc3339(ms // 1000)}
 
 
-def build_service(node: Node) -> GorillaService:
+def build_service(node: NodeServices) -> GorillaService:
     def get_time(_: dict[str, Any]) -> dict[str, Any]:
         return _time(node)
 

@@ -18,15 +18,19 @@ one from a justification alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from aiohttp import web
 
 from ...formats import id_from_str
-from ...signing.aggregator import DEFAULT_QUORUM_PERCENTAGE, AggregationRefused, AggregationRequest
+from ...signing.aggregator import DEFAULT_QUORUM_PERCENTAGE, AggregationRefused, AggregationRequest, Aggregator
 from .context import RequestContext
 from .errors import ApiError
+
+if TYPE_CHECKING:
+    from ..node_services import NodeServices
+
 
 def _hex(value: Any, name: str) -> bytes:
     if value is None or value == "":
@@ -87,7 +91,7 @@ _ICM_SERVICES = {"message": "message", "justification": "justification", "subnet
                  "quorum": "quorum-percentage", "buffer": "quorum-percentage-buffer", "height": "pchain-height"}
 
 
-def _aggregator(node: Any) -> Any:
+def _aggregator(node: NodeServices) -> Aggregator:
     if node.aggregator is None:
         raise AggregationRefused(503, "the signature aggregator is not running yet")
     return node.aggregator
@@ -116,7 +120,7 @@ def get_aggregated_signatures(ctx: RequestContext) -> dict:
     return {"signedMessage": signed.encoded.hex()}
 
 
-async def icm_services_aggregate(node: Any, request: web.Request) -> web.Response:
+async def icm_services_aggregate(node: NodeServices, request: web.Request) -> web.Response:
     """icm-services' `POST /aggregate-signatures`."""
     if request.method != "POST":
         return _icm_reply(405, {"error": f"method {request.method} not allowed"})

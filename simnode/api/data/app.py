@@ -37,7 +37,7 @@ from .routes import HANDLERS, NOT_SERVED, account_bound, extra_operations
 from .spec import DATA, METRICS, RouteTable, document, document_operations, split_path
 
 if TYPE_CHECKING:
-    from ...node import Node
+    from ..node_services import NodeServices
 
 log = logging.getLogger("simnode.dataapi")
 
@@ -63,7 +63,7 @@ def json_response(status: int, body: Any, headers: dict[str, str] | None = None)
 
 
 class DataAPI:
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: NodeServices) -> None:
         self.node = node
         secret = node.config.seed.to_bytes(8, "big") + node.config.network_id.to_bytes(4, "big")
         self.signed_tokens = SignedPageTokens(secret)

@@ -12,7 +12,7 @@ from .pages import binding_of
 from .spec import Operation
 
 if TYPE_CHECKING:
-    from ...node import Node
+    from ..node_services import NodeServices
 
 
 class _Null:
@@ -31,7 +31,7 @@ class PageTokens(Protocol):
 
 @dataclass(slots=True)
 class RequestContext:
-    node: Node
+    node: NodeServices
     op: Operation
     params: dict[str, Any]          # path and query parameters, validated, defaults applied
     body: dict[str, Any] | None     # the validated JSON body of a POST route
@@ -41,7 +41,7 @@ class RequestContext:
     cursor: Any = None              # what the request's pageToken carried; None on a first page
 
     @classmethod
-    def read(cls, node: Node, op: Operation, params: dict[str, Any], body: dict[str, Any] | None,
+    def read(cls, node: NodeServices, op: Operation, params: dict[str, Any], body: dict[str, Any] | None,
              base_url: str, tokens: PageTokens, memo: dict[str, Any]) -> RequestContext:
         """The context, with the pageToken checked against this route and filters (400 if not theirs)."""
         ctx = cls(node, op, params, body, base_url, tokens, memo)

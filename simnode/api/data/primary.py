@@ -25,7 +25,7 @@ from .errors import ApiError, bad_request, not_found
 from .resolve import C_CHAIN, P_CHAIN, X_CHAIN
 
 if TYPE_CHECKING:
-    from ...node import Node
+    from ..node_services import NodeServices
     from .context import RequestContext
 
 MAX_ADDRESSES = 64
@@ -42,12 +42,12 @@ REAL_IDS = {
 AVAX_META = ("Avalanche", "AVAX", 9)
 
 
-def chain_id(node: Node, name: str) -> bytes:
+def chain_id(node: NodeServices, name: str) -> bytes:
     g = node.genesis
     return {P_CHAIN: ZERO_ID, X_CHAIN: g.x_chain_id, C_CHAIN: g.c_chain_id}[name]
 
 
-def chain_name(node: Node, cid: bytes) -> str | None:
+def chain_name(node: NodeServices, cid: bytes) -> str | None:
     for name in (P_CHAIN, X_CHAIN, C_CHAIN):
         if chain_id(node, name) == cid:
             return name
@@ -82,12 +82,12 @@ def index_on(ctx: RequestContext) -> None:
 # ------------------------------------------------------------------------------ addresses
 
 
-def address(node: Node, payload: bytes, letter: str | None = None) -> str:
+def address(node: NodeServices, payload: bytes, letter: str | None = None) -> str:
     bech = bech32_encode(node.genesis.hrp, payload)
     return f"{letter}-{bech}" if letter else bech
 
 
-def addresses_json(node: Node, payloads: Any, letter: str | None = None) -> list[str]:
+def addresses_json(node: NodeServices, payloads: Any, letter: str | None = None) -> list[str]:
     return [address(node, a, letter) for a in payloads]
 
 
@@ -95,7 +95,7 @@ def split_list(text: str | None) -> list[str]:
     return [t.strip() for t in (text or "").split(",") if t.strip()]
 
 
-def parse_addresses(node: Node, text: str | None, name: str | None, param: str = "addresses",
+def parse_addresses(node: NodeServices, text: str | None, name: str | None, param: str = "addresses",
                     limit: int = MAX_ADDRESSES, evm: bool = False) -> list[bytes]:
     """20-byte addresses from a comma-separated list of `<hrp>1…` / `<letter>-<hrp>1…` addresses of
     the chain `name` (any primary chain's letter when None; `0x…` EVM addresses too where `evm`);
@@ -171,7 +171,7 @@ def hex0x(data: bytes) -> str:
 class Assets:
     """Asset metadata by ID for one request (AVAX and the X-Chain's assets)."""
 
-    node: Node
+    node: NodeServices
     cache: dict[bytes, tuple[str, str, int, bool]] = field(default_factory=dict)
 
     def meta(self, asset_id: bytes) -> tuple[str, str, int, bool]:

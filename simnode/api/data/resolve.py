@@ -19,7 +19,7 @@ from .errors import bad_request, not_found, unavailable
 from .params import ParamSpec, decimal, enum_message
 
 if TYPE_CHECKING:
-    from ...node import Node
+    from ..node_services import NodeServices
 
 P_CHAIN, X_CHAIN, C_CHAIN = "p-chain", "x-chain", "c-chain"
 
@@ -37,17 +37,17 @@ MAX_EVM_CHAIN_ID = 2**256 - 1  # a uint256 in the genesis config
 _EVM_ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}\Z")
 
 
-def local_primary_ids(node: Node) -> dict[str, str]:
+def local_primary_ids(node: NodeServices) -> dict[str, str]:
     g = node.genesis
     return {id_to_str(ZERO_ID): P_CHAIN, id_to_str(g.x_chain_id): X_CHAIN, id_to_str(g.c_chain_id): C_CHAIN}
 
 
-def primary_chain_name(node: Node, ref: str) -> str | None:
+def primary_chain_name(node: NodeServices, ref: str) -> str | None:
     """`p-chain`, `x-chain` or `c-chain` for any name of a primary chain; None otherwise."""
     return _KNOWN_PRIMARY_IDS.get(ref) or local_primary_ids(node).get(ref)
 
 
-def blockchain_param(node: Node) -> Any:
+def blockchain_param(node: NodeServices) -> Any:
     """The `{blockchainId}` check: a primary chain the route's enum admits (PChainId admits only the
     P-Chain's names, BlockchainId all three), named by any of its names; the value becomes
     `p-chain`, `x-chain` or `c-chain`. Where the document gives no enum (getBlockchainById takes
@@ -68,19 +68,19 @@ def is_evm(chain: Any) -> bool:
     return chain.vm_id in EVM_VM_IDS
 
 
-def evm_chain_id_of(node: Node, chain: Any) -> int:
+def evm_chain_id_of(node: NodeServices, chain: Any) -> int:
     """The EVM chain ID (a C-Chain still loading is known from the genesis)."""
     evm_id = getattr(chain, "evm_chain_id", None)
     return int(evm_id) if evm_id is not None else node.genesis.c_chain_genesis.chain_id
 
 
-def evm_chains(node: Node) -> list[Any]:
+def evm_chains(node: NodeServices) -> list[Any]:
     """The node's EVM chains: the C-Chain first, then the L1 chains by EVM chain ID."""
     chains = [c for c in node.chains.values() if is_evm(c)]
     return sorted(chains, key=lambda c: (c.subnet_id != ZERO_ID, evm_chain_id_of(node, c)))
 
 
-def evm_chain(node: Node, ref: str) -> Any:
+def evm_chain(node: NodeServices, ref: str) -> Any:
     """The EVM chain `{chainId}` names; 404 when the node has none by that name."""
     if ref.isascii() and ref.isdigit():
         evm_id = decimal(ref, MAX_EVM_CHAIN_ID)
@@ -95,7 +95,7 @@ def evm_chain(node: Node, ref: str) -> Any:
     raise not_found(f"chain {ref} is not an EVM chain of this node (its EVM chains: {known})")
 
 
-def ready_evm_chain(node: Node, ref: str) -> Any:
+def ready_evm_chain(node: NodeServices, ref: str) -> Any:
     """As evm_chain, for routes that read the chain's state: 503 while it is still loading."""
     chain = evm_chain(node, ref)
     if not chain.is_bootstrapped():
