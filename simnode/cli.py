@@ -164,7 +164,8 @@ def ready_line(node: Node) -> str:
 
     u = node_urls(node)
     return (f"simnode ready: network {node.genesis.network_name} ({node.config.network_id}) at {u['base']} "
-            f"- info {u['info']}, X {u['X']}, P {u['P']}, C {u['C']} (ws {u['C_ws']})")
+            f"- info {u['info']}, X {u['X']}, P {u['P']}, C {u['C']} (ws {u['C_ws']}), "
+            f"explorer {u['explorer']}, docs {u['docs']}")
 
 
 def _recorder_for(node: Node, path: Path | None) -> Any:

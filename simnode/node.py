@@ -574,6 +574,8 @@ def node_urls(node: Node) -> dict[str, str]:
         "C": f"{base}/ext/bc/C/rpc",
         "C_ws": base.replace("http://", "ws://") + "/ext/bc/C/ws",
         "C_avax": f"{base}/ext/bc/C/avax",
+        "explorer": f"{base}/explorer/",
+        "docs": f"{base}/docs",
     }
 
 

@@ -34,6 +34,11 @@ RETRY_STATUSES = {429, 500, 502, 503, 504}
 C_RPC_SUFFIX = "/ext/bc/C/rpc"
 
 
+class UpstreamUnreachable(ForkError):
+    """No answer from the upstream: the connection failed or timed out (an answer, even an
+    error one, is never this)."""
+
+
 class UpstreamAnswerError(ForkError):
     """The upstream answered the call with a JSON-RPC error (`code`, `upstream_message`)."""
 
@@ -168,15 +173,17 @@ class Upstream:
             while True:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise ForkError(f"fork upstream {url}: no answer to {what} within {self.timeout:g} s")
+                    raise UpstreamUnreachable(f"fork upstream {url}: no answer to {what} within {self.timeout:g} s")
                 wait: float | None = None
+                unreachable = False
                 try:
                     status, headers, data = self._send(self._path + endpoint, body, remaining)
                 except (socket.timeout, TimeoutError):
                     self._close()
-                    raise ForkError(f"fork upstream {url}: no answer to {what} within {self.timeout:g} s") from None
+                    raise UpstreamUnreachable(f"fork upstream {url}: no answer to {what} within {self.timeout:g} s") from None
                 except (OSError, http.client.HTTPException) as exc:
                     self._close()
+                    unreachable = True
                     reason = f"cannot reach it ({_reason(exc)})"
                 else:
                     if status == 200:
@@ -194,14 +201,15 @@ class Upstream:
                         wait = _retry_after(headers.get("retry-after"))
                     else:
                         reason = f"HTTP {status}"
+                failed = UpstreamUnreachable if unreachable else ForkError
                 if attempt >= self.retries:
-                    raise ForkError(f"fork upstream {url}: {what} failed: {reason}; gave up after "
+                    raise failed(f"fork upstream {url}: {what} failed: {reason}; gave up after "
                                     f"{attempt + 1} attempts in {time.monotonic() - started:.1f} s")
                 if wait is None:
                     wait = min(self.max_backoff, self.backoff * (2 ** attempt))
                 wait = min(wait, self.max_backoff)
                 if time.monotonic() + wait >= deadline:
-                    raise ForkError(f"fork upstream {url}: {what} failed: {reason}; gave up after "
+                    raise failed(f"fork upstream {url}: {what} failed: {reason}; gave up after "
                                     f"{attempt + 1} attempts in {time.monotonic() - started:.1f} s "
                                     f"(the fork's timeout is {self.timeout:g} s)")
                 time.sleep(wait)

@@ -16,7 +16,7 @@ from typing import Any
 from ..formats.address import hrp_for_network, network_name
 from ..formats.ids import id_from_str, id_to_str
 from .cache import IDENTITY_KEY, ForkCache
-from .client import Upstream
+from .client import Upstream, UpstreamAnswerError, UpstreamUnreachable
 from .errors import ForkError
 
 log = logging.getLogger("simnode.fork")
@@ -94,20 +94,30 @@ def open_identity(upstream: Upstream, cache: ForkCache, block_number: int | None
                         f"{block_number} asks for another block: use another --data-dir")
     probe = Upstream(upstream.url, timeout=min(upstream.timeout, 5.0), retries=0)  # a check, not a need
     try:
-        network_id = int(probe.avax("/ext/info", "info.getNetworkID")["networkID"])
-        block = probe.eth("eth_getBlockByNumber", [hex(held.block_number), False])
-    except ForkError as exc:
-        log.warning("fork upstream not checked (%s); serving what the cache holds", exc)
-        return replace(held, url=upstream.url)
+        try:
+            network_id = int(probe.avax("/ext/info", "info.getNetworkID")["networkID"])
+            if network_id != held.network_id:
+                raise _refusal(upstream.url, held, f"network {network_id} ({network_name(network_id)})")
+            block = probe.eth("eth_getBlockByNumber", [hex(held.block_number), False])
+        except UpstreamUnreachable as exc:
+            log.warning("fork upstream not checked (%s); serving what the cache holds", exc)
+            return replace(held, url=upstream.url)
+        except UpstreamAnswerError as exc:
+            # it answered, and not with the block: the same network would have served it
+            raise _refusal(upstream.url, held, f"network {network_id} ({network_name(network_id)}), which "
+                           f"answers {exc.upstream_message!r} for block {held.block_number},") from None
     finally:
         probe.close()
     served = None if block is None else bytes.fromhex(block["hash"][2:])
-    if network_id != held.network_id or served != held.block_hash:
-        theirs = (f"network {network_id} ({network_name(network_id)}) with "
-                  + ("no block" if served is None else f"block 0x{served.hex()}") + f" at {held.block_number}")
-        raise ForkError(f"fork upstream {upstream.url} serves {theirs}, but the data dir holds a fork of "
-                        f"{held.describe()}: refusing to start (use another --data-dir)")
+    if served != held.block_hash:
+        raise _refusal(upstream.url, held, f"network {network_id} ({network_name(network_id)}) with "
+                       + ("no block" if served is None else f"block 0x{served.hex()}") + f" at {held.block_number}")
     return replace(held, url=upstream.url)
+
+
+def _refusal(url: str, held: ForkIdentity, theirs: str) -> ForkError:
+    return ForkError(f"fork upstream {url} serves {theirs}, but the data dir holds a fork of "
+                     f"{held.describe()}: refusing to start (use another --data-dir)")
 
 
 def forked_genesis(genesis: Any, identity: ForkIdentity) -> Any:

@@ -108,7 +108,7 @@ def test_a_data_dir_of_another_networks_fork_refuses_to_start(tmp_path):
         pass
     other = _upstream(network_id=1337)
     try:
-        with pytest.raises(NodeError, match=rf"fork upstream {other.url} serves network 1337 \(network-1337\) .* "
+        with pytest.raises(NodeError, match=rf"fork upstream {other.url} serves network 1337 \(network-1337\).* "
                                             r"but the data dir holds a fork of network 12345 \(local\) at C-Chain "
                                             r"block 2 0x[0-9a-f]{64}: refusing to start"):
             _fork(other.url, tmp_path)
@@ -283,3 +283,20 @@ def test_simnode_run_forks_from_the_command_line_and_refuses_bad_flags(tmp_path)
         proc.terminate()
         assert proc.wait(20) == 0
         up.stop()
+
+
+def test_another_networks_node_without_the_fork_block_refuses_at_once(tmp_path):
+    # a reachable node of another network, its chain shorter than the fork block: the network ID
+    # alone refuses; the block query's answer is never taken for an unreachable upstream
+    up = _upstream()
+    with _fork(up.url, tmp_path):
+        pass
+    up.stop()
+    other = Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, clock_mode="virtual",
+                                            network_id=1337, log_level="WARN"))
+    try:
+        with pytest.raises(NodeError, match=rf"fork upstream {other.url} serves network 1337 \(network-1337\)"
+                                            r".*refusing to start"):
+            _fork(other.url, tmp_path)
+    finally:
+        other.stop()

@@ -368,6 +368,16 @@ def test_bad_requests_are_400_and_404_with_array_messages(node):
         "time (native, ERC-20, NFT holders, Stars Arena), which this node does not index"]
 
 
+def test_the_primary_networks_subnet_has_no_l1_validator_fees(node):
+    # the Primary Network is a subnet of every network, with no L1 validators: empty series, not a 404
+    primary = "11111111111111111111111111111111LpoYY"
+    for metric in ("perSubnetDailyFeesPaid", "perSubnetCumulativeFeesPaid", "perSubnetPayingValidators"):
+        assert api(node.url, f"/v2/subnet/{primary}/metrics/{metric}") == {"results": []}
+    missing = "WBVaWFoundqRbet928VeZtChcB6fYkrLq9SVruMP7vb3Gsp43"
+    assert api(node.url, f"/v2/subnet/{missing}/metrics/perSubnetDailyFeesPaid", 404)["message"] == [
+        f"subnet {missing} is not a subnet of this network"]
+
+
 def test_page_tokens_expire_after_a_day_and_belong_to_their_request(node):
     base = node.url
     s = Scenario(Web3(Web3.HTTPProvider(base + "/ext/bc/C/rpc")), 43112)

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -201,6 +202,11 @@ def test_cli_prints_ready_line_and_stops_on_sigterm(tmp_path):
         assert line.startswith("simnode ready: network local (12345) at http://127.0.0.1:")
         url = line.split(" at ", 1)[1].split(" ", 1)[0]
         assert call(url + "/ext/info", "info.getNetworkID") == {"networkID": "12345"}
+        # a new user learns of the explorer and the docs page from the ready line itself
+        assert line.rstrip().endswith(f", explorer {url}/explorer/, docs {url}/docs"), line
+        for page in (f"{url}/explorer/", f"{url}/docs"):
+            with urllib.request.urlopen(page, timeout=10) as resp:
+                assert resp.status == 200 and resp.headers["content-type"].startswith("text/html"), page
     finally:
         proc.terminate()
         deadline = time.time() + 10

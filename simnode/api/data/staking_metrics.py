@@ -86,5 +86,5 @@ def node_metric(ctx: RequestContext) -> dict[str, Any]:
 def subnet_metric(ctx: RequestContext) -> dict[str, Any]:
     ref = ctx.params["subnetId"]
     subnet = _id("subnetId", ref, "subnet ID")
-    known = subnet in _platform(ctx).state.subnets
+    known = subnet == ZERO_ID or subnet in _platform(ctx).state.subnets  # the Primary Network is one
     return _fees(ctx, subnet, known, f"subnet {ref} is not a subnet of this network")
