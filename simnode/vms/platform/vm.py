@@ -6,6 +6,11 @@ deactivation times: those transitions are driven by clock events, never by readi
 As in AvalancheGo, each staker whose end time has come leaves through its own BanffProposalBlock
 (holding its RewardValidatorTx) and the decision on it, a BanffCommitBlock: stakers ending at the
 same second give consecutive pairs, in the order of the current staker set.
+
+The VM decides what happens when; the rules are below it: executor.py verifies a tx into an
+`Effects`, effects.py writes it, time_transitions.py is what the passing of chain time does to the
+state, staker_history.py the stakers' history records. They read the VM through
+context.PlatformContext and never import this module.
 """
 
 from __future__ import annotations
