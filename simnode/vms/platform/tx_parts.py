@@ -121,7 +121,6 @@ class ProofOfPossession:
             raise VerifyError("invalid proof of possession")
 
 
-
 @dataclass(frozen=True, slots=True)
 class ConvertSubnetToL1Validator:
     """``u32 len nodeID | u64 weight | u64 balance | PoP (48+96) | remainingBalanceOwner | deactivationOwner``."""
@@ -156,7 +155,6 @@ class ConvertSubnetToL1Validator:
         self.signer.verify()
         self.remaining_balance_owner.verify()
         self.deactivation_owner.verify()
-
 
 
 def pchain_owner_bytes(owner: PChainOwner) -> bytes:

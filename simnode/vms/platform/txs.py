@@ -208,7 +208,8 @@ class AddValidatorTx(UnsignedTx):
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(BaseTxFields.decode(r, reg), Validator.decode(r, reg), read_outs(r, reg), read_owner(r, reg), r.u32())
+        return cls(BaseTxFields.decode(r, reg), Validator.decode(r, reg), read_outs(r, reg), read_owner(r, reg),
+                   r.u32())
 
     subnet_id = property(lambda self: bytes(32))
     validation_rewards_owner = property(lambda self: self.rewards_owner)
@@ -353,7 +354,6 @@ class TransferSubnetOwnershipTx(UnsignedTx):
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         return cls(BaseTxFields.decode(r, reg), r.fixed_bytes(ID_LEN), read_auth(r, reg), read_owner(r, reg))
-
 
 
 @dataclass(frozen=True, slots=True)

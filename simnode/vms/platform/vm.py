@@ -494,5 +494,6 @@ class PlatformVM:
             self._reload_state()
             raise
 
+
 def l1_balance(vm: PlatformVM, v: L1Validator) -> int:
     return max(0, v.end_accumulated_fee - vm.state.meta.accrued_fees) if v.end_accumulated_fee else 0
