@@ -126,19 +126,13 @@ def _flow_check(fee: int, fee_asset: bytes, all_ins: list[tuple[TransferableInpu
     for outs in all_outs:
         for out in outs:
             _verify(out)
-            total = produced.get(out.asset_id, 0) + out.out.amount  # type: ignore[attr-defined]
-            if total > MAX_UINT64:
-                overflow = True
-            produced[out.asset_id] = total
+            overflow |= _tally(produced, out.asset_id, out.out.amount)  # type: ignore[attr-defined]
         if not outputs_sorted(outs, X_REGISTRY):
             raise TxError("outputs not sorted")
     for ins in all_ins:
         for in_ in ins:
             _verify(in_)
-            total = consumed.get(in_.asset_id, 0) + in_.in_.amount  # type: ignore[attr-defined]
-            if total > MAX_UINT64:
-                overflow = True
-            consumed[in_.asset_id] = total
+            overflow |= _tally(consumed, in_.asset_id, in_.in_.amount)  # type: ignore[attr-defined]
         if not inputs_sorted_unique(ins):
             raise TxError("inputs not sorted and unique")
     if overflow:
@@ -146,6 +140,14 @@ def _flow_check(fee: int, fee_asset: bytes, all_ins: list[tuple[TransferableInpu
     for asset, amount in produced.items():
         if amount > consumed.get(asset, 0):
             raise TxError("insufficient funds")
+
+
+def _tally(totals: dict[bytes, int], asset_id: bytes, amount: int) -> bool:
+    """Add `amount` to the asset's total; whether the total passed a uint64 (reported once the whole
+    flow is read)."""
+    total = totals.get(asset_id, 0) + amount
+    totals[asset_id] = total
+    return total > MAX_UINT64
 
 
 def _check_creds(tx: Tx, num_inputs: int) -> None:

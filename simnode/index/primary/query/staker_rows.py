@@ -67,27 +67,20 @@ class ValidatorFilter:
             return False
         if self.subnet is not None and rec["subnet"] != self.subnet:
             return False
-        lo, hi = self.capacity
-        if lo is not None or hi is not None:
-            cap = capacity_of(rec)
-            if cap is None or (lo is not None and cap < lo) or (hi is not None and cap > hi):
-                return False
-        lo, hi = self.remaining
-        if lo is not None or hi is not None:
-            left = max(0, rec["end"] - self.now) if rec["st"] == ACTIVE else 0
-            if (lo is not None and left < lo) or (hi is not None and left > hi):
-                return False
-        lo, hi = self.fee_shares
-        if lo is not None or hi is not None:
-            shares = rec.get("shares")
-            if shares is None or (lo is not None and shares < lo) or (hi is not None and shares > hi):
-                return False
-        lo, hi = self.uptime
-        if lo is not None or hi is not None:
-            up = uptime_of(rec)
-            if up is None or (lo is not None and up < lo) or (hi is not None and up > hi):
-                return False
-        return True
+        return not (_outside(self.capacity, lambda: capacity_of(rec))
+                    or _outside(self.remaining, lambda: max(0, rec["end"] - self.now) if rec["st"] == ACTIVE else 0)
+                    or _outside(self.fee_shares, lambda: rec.get("shares"))
+                    or _outside(self.uptime, lambda: uptime_of(rec)))
+
+
+def _outside(bounds: tuple[float | None, float | None], value_of: Callable[[], float | None]) -> bool:
+    """Whether a bounded filter refuses the value (a missing value is refused); the value is only
+    read when there is a bound."""
+    lo, hi = bounds
+    if lo is None and hi is None:
+        return False
+    value = value_of()
+    return value is None or (lo is not None and value < lo) or (hi is not None and value > hi)
 
 
 def uptime_of(rec: dict) -> float | None:

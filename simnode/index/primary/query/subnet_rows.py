@@ -44,28 +44,33 @@ def l1_validators(db: Readable, pid: bytes, limit: int, cursor: bytes | None, re
 
 
 
-def subnets(db: Readable, pid: bytes, limit: int, cursor: bytes | None, reverse: bool) -> Page:
+def _by_creation(db: Readable, table: bytes, kind: str, limit: int, cursor: bytes | None, reverse: bool) -> Page:
     check(cursor, 10)
-    return collect(stream(db, space(pid).nb, cursor, reverse), limit, lambda s, v: Record(s, "n", unpack(v)))
+    return collect(stream(db, table, cursor, reverse), limit, lambda s, v: Record(s, kind, unpack(v)))
+
+
+def _by_id(db: Readable, ids: bytes, table: bytes, kind: str, record_id: bytes) -> Record | None:
+    key = db.get(ids + record_id)
+    raw = None if key is None else db.get(table + key)
+    return None if raw is None else Record(key, kind, unpack(raw))
+
+
+def subnets(db: Readable, pid: bytes, limit: int, cursor: bytes | None, reverse: bool) -> Page:
+    return _by_creation(db, space(pid).nb, "n", limit, cursor, reverse)
 
 
 def subnet(db: Readable, pid: bytes, subnet_id: bytes) -> Record | None:
     sp = space(pid)
-    key = db.get(sp.ni + subnet_id)
-    raw = None if key is None else db.get(sp.nb + key)
-    return None if raw is None else Record(key, "n", unpack(raw))
+    return _by_id(db, sp.ni, sp.nb, "n", subnet_id)
 
 
 def blockchains(db: Readable, pid: bytes, limit: int, cursor: bytes | None, reverse: bool) -> Page:
-    check(cursor, 10)
-    return collect(stream(db, space(pid).cb, cursor, reverse), limit, lambda s, v: Record(s, "c", unpack(v)))
+    return _by_creation(db, space(pid).cb, "c", limit, cursor, reverse)
 
 
 def blockchain(db: Readable, pid: bytes, chain_id: bytes) -> Record | None:
     sp = space(pid)
-    key = db.get(sp.ci + chain_id)
-    raw = None if key is None else db.get(sp.cb + key)
-    return None if raw is None else Record(key, "c", unpack(raw))
+    return _by_id(db, sp.ci, sp.cb, "c", chain_id)
 
 
 def subnet_chains(db: Readable, pid: bytes, subnet_id: bytes) -> list[Record]:
