@@ -16,7 +16,8 @@ from ...rpc.jsonrpc import InvalidParams
 from .receipts import logs_bloom
 
 if TYPE_CHECKING:
-    from .chain import BlockInfo, EVMChain
+    from .block_rows import BlockInfo
+    from .chain import EVMChain
 
 # ----------------------------------------------------------------------------- param parsing
 

@@ -15,10 +15,12 @@ from ...crypto.hashing import keccak256
 from ...network import params_for
 from ...rpc.jsonrpc import EthService, InvalidParams, RPCError
 from .accounts import address_of, dev_keys, sign_hash
-from .chain import RPC_GAS_CAP, BlockInfo, ChainError, EVMChain
+from .block_rows import BlockInfo
+from .chain import EVMChain
 from .subnet import SubnetEVMChain
+from .vmerrors import ChainError
 from .typed_data import TypedDataError, typed_data_digest
-from .execution import CallArgs, Executor, args_transaction
+from .execution import RPC_GAS_CAP, CallArgs, Executor, args_transaction
 from .rpcjson import (block_json, hb, header_json, hx, log_json, parse_access_list, parse_address, parse_args_quantity,
                       parse_block_overrides, parse_data, parse_hash, parse_quantity, parse_state_overrides,
                       pending_tx_json, receipt_json, tx_json, tx_object_json)
