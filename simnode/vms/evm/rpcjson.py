@@ -1,6 +1,6 @@
 """geth's JSON shapes and param parsing for the EVM JSON-RPC: quantities, addresses, hashes and
 data in, tx/receipt/log/block JSON out. Shared by the eth service, the dev methods, the
-websocket and the tracers (service.py, dev.py, ws.py, trace.py).
+websocket and the tracers (service.py and eth_*.py, dev.py, ws.py, trace.py).
 
 Block JSON is a Go map in coreth, so its keys are alphabetical; transactions, receipts and logs
 follow geth's field order. The header parts come from headers.py.
