@@ -22,19 +22,26 @@ import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 from aiohttp import web
 
-if TYPE_CHECKING:
-    from ..node import Node
+from ..formats.ids import id_to_str
 
 MAX_ENTRIES = 10_000
 API_KEY_HEADERS = ("x-glacier-api-key", "x-data-api-key")
 DATA, RPC = "data", "rpc"
 ANONYMOUS = "anonymous"
 CREDITS: web.RequestKey[int] = web.RequestKey("simnode.credits")  # set by the Data API per request
+
+
+class Node(Protocol):
+    """What the log reads of the node: how endpoint paths name chains."""
+
+    endpoint_aliases: dict[str, str]
+
+    def chain_by_alias(self, ref: str) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +152,6 @@ def rpc_chain_id(node: Node, path: str) -> str | None:
     evm_id = getattr(chain, "evm_chain_id", None)
     if evm_id is not None:
         return str(int(evm_id))
-    from ..formats.ids import id_to_str
     return id_to_str(chain.chain_id)
 
 
