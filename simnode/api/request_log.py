@@ -8,9 +8,10 @@ came through aiohttp (the middleware below) or the lean Ethereum JSON-RPC path (
 Not logged: the explorer, the documents, websockets. The key is the `x-glacier-api-key` header
 (or `x-data-api-key`); a request without one is the anonymous key's.
 
-Bounded: the log keeps the newest MAX_ENTRIES calls in memory (a ring; an older call falls off),
-about 3 MB at the bound; it starts empty with the node. Times are the wall clock (requests are
-events of the real world, not of the chains), in milliseconds.
+Bounded: the log keeps the newest MAX_ENTRIES requests in memory (a ring; an older one falls off;
+a JSON-RPC batch is one request), at most about 15 MB at the bound (a JSON-RPC body of up to
+RAW_BODY_MAX bytes is kept until the log is read); it starts empty with the node. Times are the
+wall clock (requests are events of the real world, not of the chains), in milliseconds.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ import uuid
 import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import orjson
 from aiohttp import web
@@ -30,6 +30,7 @@ from aiohttp import web
 from ..formats.ids import id_to_str
 
 MAX_ENTRIES = 10_000
+RAW_BODY_MAX = 1024  # a JSON-RPC body up to this size is kept as is and parsed when the log is read
 API_KEY_HEADERS = ("x-glacier-api-key", "x-data-api-key")
 DATA, RPC = "data", "rpc"
 ANONYMOUS = "anonymous"
@@ -40,12 +41,12 @@ class Node(Protocol):
     """What the log reads of the node: how endpoint paths name chains."""
 
     endpoint_aliases: dict[str, str]
+    chains: dict[bytes, Any]
 
     def chain_by_alias(self, ref: str) -> Any: ...
 
 
-@dataclass(frozen=True, slots=True)
-class LoggedCall:
+class LoggedCall(NamedTuple):  # a tuple, not a frozen dataclass: one is made per call on the hot path
     seq: int                 # the node's count of logged calls: the log ID's source
     time_ms: int             # when the answer left (wall clock)
     key: str | None          # the API key as sent, None without one
@@ -54,11 +55,13 @@ class LoggedCall:
     status: int              # the HTTP status of the answer
     duration_ms: float
     chain_id: str | None     # the EVM chain ID or blockchain ID the call was for, when it names one
-    rpc_method: str | None   # a JSON-RPC call's method
+    rpc_method: Any          # a JSON-RPC call's method (str | None); in the ring, the raw body
+                             # (bytes, read in calls()) or the methods of a batch (tuple)
     credits: int             # the compute units the hosted API would count for it
     ip: str
     host: str
     user_agent: str
+    part: int = 0            # its place in a batch
 
 
 def key_id(key: str | None) -> str:
@@ -75,31 +78,60 @@ def key_alias(key: str | None) -> str:
 
 
 class RequestLog:
+    """The ring of the newest `max_entries` HTTP requests (a JSON-RPC batch is one entry, listed as
+    one call per method by calls()). A JSON-RPC body of up to RAW_BODY_MAX bytes is kept as it came
+    and parsed only when the log is read, so that logging costs a call next to nothing."""
+
     def __init__(self, node: Node, max_entries: int = MAX_ENTRIES) -> None:
         self._node = weakref.ref(node)
         self.entries: deque[LoggedCall] = deque(maxlen=max_entries)
-        self.count = 0  # calls logged since the node started (the ring keeps the newest)
+        self.count = 0  # requests logged since the node started (the ring keeps the newest)
+        self._chains: dict[tuple[str, int, int], str | None] = {}  # (path, aliases, chains) -> chain ID
+        self._methods: dict[int, tuple[str | None, ...]] = {}  # seq -> the methods of a kept raw body
 
-    def _add(self, **fields: Any) -> None:
+    def _add(self, key: str | None, request_type: str, path: str, status: int, duration_ms: float,
+             chain_id: str | None, rpc_method: Any, credits: int, ip: str, host: str, user_agent: str) -> None:
         self.count += 1
-        self.entries.append(LoggedCall(seq=self.count, time_ms=int(time.time() * 1000), **fields))
+        self.entries.append(LoggedCall(self.count, int(time.time() * 1000), key, request_type, path, status,
+                                       duration_ms, chain_id, rpc_method, credits, ip, host, user_agent))
 
     def record_data(self, path: str, credits: int, status: int, duration_ms: float, key: str | None, ip: str,
                     host: str, user_agent: str) -> None:
-        self._add(key=key, request_type=DATA, path=path, status=status, duration_ms=duration_ms,
-                  chain_id=data_chain_id(path), rpc_method=None, credits=credits, ip=ip, host=host,
-                  user_agent=user_agent)
+        self._add(key, DATA, path, status, duration_ms, data_chain_id(path), None, credits, ip, host, user_agent)
 
     def record_rpc(self, path: str, body: bytes, status: int, duration_ms: float, key: str | None, ip: str,
                    host: str, user_agent: str) -> None:
         node = self._node()
-        chain = rpc_chain_id(node, path) if node is not None else None
-        for method in rpc_methods(body):
-            self._add(key=key, request_type=RPC, path=path, status=status, duration_ms=duration_ms,
-                      chain_id=chain, rpc_method=method, credits=0, ip=ip, host=host, user_agent=user_agent)
+        chain = None
+        if node is not None:
+            at = (path, len(node.endpoint_aliases), len(node.chains))
+            chain = self._chains.get(at, "")
+            if chain == "":
+                if len(self._chains) > 1000:
+                    self._chains.clear()
+                chain = self._chains[at] = rpc_chain_id(node, path)
+        calls = body if len(body) <= RAW_BODY_MAX else tuple(rpc_methods(body))
+        self._add(key, RPC, path, status, duration_ms, chain, calls, 0, ip, host, user_agent)
 
-    def newest_first(self) -> Iterator[LoggedCall]:
-        return reversed(self.entries)
+    def calls(self) -> list[LoggedCall]:
+        """Every logged call, oldest first: one per Data/Metrics API request, one per JSON-RPC call."""
+        out: list[LoggedCall] = []
+        methods = self._methods
+        for e in self.entries:
+            raw = e.rpc_method
+            if raw is None or isinstance(raw, str):
+                out.append(e)
+                continue
+            if isinstance(raw, bytes):
+                found = methods.get(e.seq)
+                if found is None:
+                    found = methods[e.seq] = tuple(rpc_methods(raw))
+                raw = found
+            out.extend(e._replace(rpc_method=m, part=i) for i, m in enumerate(raw))
+        if len(methods) > 2 * (self.entries.maxlen or 0) and self.entries:
+            oldest = self.entries[0].seq
+            self._methods = {seq: m for seq, m in methods.items() if seq >= oldest}
+        return out
 
 
 _LOGS: weakref.WeakKeyDictionary[Any, RequestLog] = weakref.WeakKeyDictionary()

@@ -254,6 +254,7 @@ def test_usage_logs_and_metrics_per_api_key(h):
 def test_the_request_log_is_bounded():
     class _Node:
         endpoint_aliases: dict[str, str] = {}
+        chains: dict[bytes, object] = {}
 
         def chain_by_alias(self, ref: str) -> None:
             return None

@@ -86,7 +86,7 @@ def _calls(ctx: RequestContext, keep: Callable[[LoggedCall], bool]) -> list[Logg
             filters.append(lambda c, v=p[name]: v.upper() == UNKNOWN_PLACE)
     if p.get("userAgent") is not None:
         filters.append(lambda c, v=p["userAgent"]: c.user_agent == v)
-    return [c for c in request_log(ctx.node).entries
+    return [c for c in request_log(ctx.node).calls()
             if (lo is None or c.time_ms >= lo) and (hi is None or c.time_ms < hi)
             and keep(c) and all(f(c) for f in filters)]
 
@@ -174,19 +174,19 @@ def api_usage_metrics(ctx: RequestContext) -> dict[str, Any]:
 
 def api_logs(ctx: RequestContext) -> dict[str, Any]:
     org = _org(ctx)
-    after = ctx.cursor
-    if after is not None and not isinstance(after, int):
+    after = ctx.cursor  # (seq, part) of the last call of the previous page
+    if after is not None and not (isinstance(after, list) and len(after) == 2 and all(type(v) is int for v in after)):
         raise bad_request("pageToken is not a page token of this list")
-    calls = [c for c in reversed(_calls(ctx, lambda c: True)) if after is None or c.seq < after]
+    calls = [c for c in reversed(_calls(ctx, lambda c: True)) if after is None or [c.seq, c.part] < after]
     size = ctx.params["pageSize"]
     page = calls[:size]
-    more = page[-1].seq if len(calls) > size else None
+    more = [page[-1].seq, page[-1].part] if len(calls) > size else None
     return ctx.paged({"orgId": org, "logs": [_log_json(c, org) for c in page]}, more)
 
 
 def _log_json(c: LoggedCall, org: str) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "orgId": org, "logId": f"{c.seq:016x}-{c.time_ms:x}", "eventTimestamp": c.time_ms // 1000,
+        "orgId": org, "logId": f"{c.seq:016x}-{c.part:04x}-{c.time_ms:x}", "eventTimestamp": c.time_ms // 1000,
         "apiKeyId": key_id(c.key), "apiKeyAlias": key_alias(c.key), "hostRegion": "local",
         "requestType": c.request_type, "requestPath": c.path, "apiCreditsConsumed": c.credits,
         "requestDurationMsecs": round(c.duration_ms, 3), "responseCode": c.status,
