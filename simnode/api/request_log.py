@@ -21,7 +21,7 @@ import time
 import uuid
 import weakref
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple, Protocol
 
 import orjson
