@@ -5,8 +5,8 @@ the background and kept in the node's LevelDB.
 A job is a record under `dataops/op/<operation ID>` and its CSV, in chunks of CHUNK_ROWS rows,
 under `dataops/csv/<operation ID><chunk number>`. Both are written outside the chains' batches
 (Store.put_unversioned): an export is not chain state, so a snapshot revert keeps it. The job runs
-as an asyncio task that reads CHUNK_ROWS rows of the index, stores them and yields to the event
-loop, so requests and blocks go on while it runs. Its status moves as the hosted API's does:
+as an asyncio task that reads READ_PAGE rows of the index at a time (a date range becomes a block
+range first) and yields to the event loop between them, so requests and blocks go on while it runs. Its status moves as the hosted API's does:
 RUNNING, then COMPLETED, COMPLETED_WITH_WARNING (WarnTruncatedExport: more than MAX_ROWS rows; the
 CSV stops at a day boundary and `nextDate` is the firstDate of a follow-up request) or FAILED
 (ErrInvalidRequest: a chain this node does not have; ErrInternal: anything else, logged). A job
@@ -49,7 +49,8 @@ log = logging.getLogger("simnode.dataapi.export")
 
 OP_PREFIX = b"dataops/op/"
 CSV_PREFIX = b"dataops/csv/"
-CHUNK_ROWS = 500
+CHUNK_ROWS = 500  # rows per stored CSV chunk
+READ_PAGE = 100  # index rows read between two yields to the event loop
 MAX_ROWS = 100_000
 EVM = "TRANSACTION_EXPORT_EVM"
 PRIMARY_STAKING = "TRANSACTION_EXPORT_PRIMARY_NETWORK_STAKING"
@@ -115,18 +116,32 @@ def _day(ms: int) -> str:
     return datetime.fromtimestamp(ms // 1000, UTC).date().isoformat()
 
 
+def _first_block_at(ix: EvmIndex, ms: int) -> int:
+    """The first block of the chain made at or after `ms` (the head + 1 when none is): block
+    times never go down, so a binary search over the index's blocks."""
+    head = ix.head()
+    lo, hi = 0, (head + 1) if head is not None else 0
+    while lo < hi:
+        mid = (lo + hi) // 2
+        block = ix.block(mid)
+        if block is not None and block.timestamp_ms < ms:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 def _evm_rows(ix: EvmIndex, evm_id: str, address: bytes, lo_ms: int, hi_ms: int) -> Iterator[tuple[Any, ...]]:
     """(sort key, row) of one address on one chain, oldest first."""
     cursor = None
     mine = checksum(address)
+    first, end = _first_block_at(ix, lo_ms), _first_block_at(ix, hi_ms)
+    if first >= end:
+        return
     while True:
-        page = ix.address_transactions(address, CHUNK_ROWS, cursor, reverse=False)
+        page = ix.address_transactions(address, READ_PAGE, cursor, reverse=False, start_block=first, end_block=end)
         for item in page.items:
             tx = item.tx
-            if tx.timestamp_ms < lo_ms:
-                continue
-            if tx.timestamp_ms >= hi_ms:
-                return
             when = [evm_id, mine, str(tx.block_number), str(tx.timestamp_ms // 1000), _day(tx.timestamp_ms),
                     hex0x(tx.hash), str(tx.status)]
             key = (tx.timestamp_ms, evm_id, tx.block_number, tx.index, mine)
@@ -152,7 +167,7 @@ def _primary_rows(node: Any, name: str, address: bytes, shown: str, lo_ms: int, 
     cursor = None
     lo, hi = lo_ms // 1000, hi_ms // 1000 - 1
     while True:
-        page = query.txs(node.store, cid, CHUNK_ROWS, cursor, reverse=False, addresses=[address], start=lo, end=hi,
+        page = query.txs(node.store, cid, READ_PAGE, cursor, reverse=False, addresses=[address], start=lo, end=hi,
                          types=set(types) if types else None)
         for row in page.items:
             ms = row.time * 1000
@@ -233,7 +248,7 @@ async def run(node: Any, op_id: bytes, now_s: Any) -> None:
                 break
             day_rows.append(row)
             seen += 1
-            if seen % CHUNK_ROWS == 0:
+            if seen % READ_PAGE == 0:
                 await asyncio.sleep(0)  # let requests and blocks run between chunks
         out.add(day_rows)
         out.close()

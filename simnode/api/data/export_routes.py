@@ -24,7 +24,7 @@ from typing import Any
 from aiohttp import web
 
 from .context import RequestContext
-from .errors import bad_request, not_found
+from .errors import ApiError, bad_request, not_found
 from .evm_reads import index_off
 from .export_job import (COMPLETED, EVM, FAILED, RUNNING, WARNED, ExportRequest, csv_chunks, load, run, save)
 from .primary import parse_addresses
@@ -73,7 +73,7 @@ def _evm_addresses(values: list[str], name: str) -> tuple[bytes, ...]:
     for v in values:
         try:
             out.append(evm_address(name, v))
-        except Exception:
+        except ApiError:
             raise bad_request(f"each value in options.{name} must be an Ethereum address") from None
     return tuple(out)
 
