@@ -19,10 +19,12 @@ from eth_account import Account
 from simnode.api.data import export_job
 from simnode.api.request_log import RequestLog, key_id
 from simnode.config import NodeConfig
+from simnode.formats import id_to_str
 from simnode.node import Node
 
 from ..openapi_contract import contract
 from .dataapi import api, request
+from .icm_l1 import converted_l1, subnet_evm_genesis
 from .js import JS_DIR, require_js, run_js
 from .rpc import call
 
@@ -365,3 +367,28 @@ def test_chainkit_calls_the_eleven(h):
     assert {v["groupValue"] for m in out["usageByCode"]["metrics"] for v in m["values"]} == {200, 201, 400, 404}
     assert out["rpcUsage"]["metrics"] == [] and out["subnetRpcUsage"]["metrics"] == []  # chainkit made no RPC call
     assert out["otherOrg"].startswith("NotFoundError: ") and out["badInterval"].startswith("BadRequestError: ")
+
+
+def test_subnet_rpc_usage_counts_the_l1_calls():
+    """JSON-RPC calls to an L1 are subnet RPC usage (named by the L1's EVM chain ID); calls to the
+    C-Chain and node APIs are the primary network's. An L1's validators have no reward addresses."""
+    with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, log_level="WARN")) as h:
+        chain_id, rpc_url = converted_l1(h, "usagel1", subnet_evm_genesis(77_001, {}))
+        key, mine = "l1-app-key-9", {"x-glacier-api-key": "l1-app-key-9"}
+        parts = urllib.parse.urlsplit(rpc_url)
+        for method in ("eth_chainId", "eth_blockNumber", "eth_chainId"):
+            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
+            conn.request("POST", parts.path, json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": []}),
+                         {"Content-Type": "application/json", "x-glacier-api-key": key})
+            assert json.loads(conn.getresponse().read())["result"]
+            conn.close()
+        rpc_fast(h.url, {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}, key)
+        subnet = api(h.url, "/v1/subnetRpcUsageMetrics?groupBy=rpcMethod&chainId=77001", headers=mine)
+        assert subnet["chainId"] == "77001"
+        assert {v["groupValue"]: v["totalRequests"] for v in subnet["metrics"][0]["values"]} == {
+            "eth_blockNumber": 1, "eth_chainId": 2}
+        primary = api(h.url, "/v1/primaryNetworkRpcUsageMetrics?network=mainnet&groupBy=rpcMethod", headers=mine)
+        assert primary["network"] == "mainnet"
+        assert [(v["groupValue"], v["totalRequests"]) for v in primary["metrics"][0]["values"]] == [("eth_chainId", 1)]
+        subnet_id = h.node.chains[chain_id].subnet_id
+        assert api(h.url, f"/v2/subnets/{id_to_str(subnet_id)}/validators:getAddresses")["addresses"] == []
