@@ -12,7 +12,8 @@ order, same body). The first request that is anything else hands the connection,
 unread byte, to aiohttp's own protocol for the rest of its life, so all other behaviour
 (CORS, 4xx replies, WebSockets, gorilla endpoints, GET, chunked bodies...) stays aiohttp's.
 Replies leave in request order even when a call (eth_sendRawTransaction under automine)
-finishes later than the calls behind it.
+finishes later than the calls behind it. Each request goes to the node's request log
+(request_log.py) with its API key, user agent and host, as the aiohttp app's middleware logs it.
 """
 
 from __future__ import annotations
