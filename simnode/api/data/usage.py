@@ -233,12 +233,16 @@ def primary_network_rpc_usage_metrics(ctx: RequestContext) -> dict[str, Any]:
     return {"aggregateDuration": interval, "metrics": metrics, "network": network}
 
 
+# deprecated route -> (the current route whose parameters it has, its operationId)
+DEPRECATED_ROUTES = {"/v1/rpcUsageMetrics": ("/v1/subnetRpcUsageMetrics", "getRpcUsageMetrics")}
+
+
 def deprecated_operations() -> list[Operation]:
     """`/v1/rpcUsageMetrics`, which the current document dropped: subnetRpcUsageMetrics's parameters."""
     doc = document(DATA_API)
-    op = {**doc["paths"]["/v1/subnetRpcUsageMetrics"]["get"], "operationId": "getRpcUsageMetrics",
-          "deprecated": True}
-    return [make_operation(DATA_API, "get", "/v1/rpcUsageMetrics", op, doc)]
+    return [make_operation(DATA_API, "get", route, {**doc["paths"][current]["get"], "operationId": operation_id,
+                                                    "deprecated": True}, doc)
+            for route, (current, operation_id) in DEPRECATED_ROUTES.items()]
 
 
 ROUTES: dict[tuple[str, str], Callable[[RequestContext], Any]] = {
