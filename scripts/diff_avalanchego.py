@@ -32,6 +32,7 @@ def main() -> int:
     ap.add_argument("--sim", help="base URL of a running simnode (default: start one)")
     ap.add_argument("--sections", default=",".join(SECTIONS), help=f"comma-separated, of: {', '.join(SECTIONS)}")
     ap.add_argument("--json", type=Path, help="write every divergence as JSON here")
+    ap.add_argument("--record", type=Path, help="write every call and the real node's reply here (known answers)")
     args = ap.parse_args()
 
     real_node = sim_handle = None
@@ -55,11 +56,13 @@ def main() -> int:
             sim_handle = Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, clock_mode="wall",
                                                          log_level="WARN"))
             sim_url = sim_handle.url
-        differ = Differ(real_url, sim_url)
+        differ = Differ(real_url, sim_url, recording=[] if args.record else None)
         log = run_sections(differ, args.sections.split(","))
         for line in log:
             print("  " + line)
         print(differ.report())
+        if args.record:
+            args.record.write_text(json.dumps(differ.recording, indent=1) + "\n")
         if args.json:
             args.json.write_text(json.dumps([
                 {"label": d.call.label, "path": d.call.path, "body": d.call.body, "where": d.where,

@@ -20,7 +20,7 @@ from typing import Any
 
 from . import diff_reads as R
 from .avalanchego import rpc
-from .differ import Call, Differ
+from .differ import Call, Differ, send
 
 VECTORS_DIR = Path(__file__).resolve().parents[2] / "tests" / "vectors"
 ISSUE = {"X": (R.X, "avm.issueTx"), "P": (R.P, "platform.issueTx"), "C": (R.AVAX, "avax.issueTx")}
@@ -112,3 +112,32 @@ def run_vector_chain(h: Harness, before: Callable[[dict[str, Any]], None] | None
                 h.compare_all([R.call(R.P, "platform.getL1Validator", {"validationID": vid})])
         # the same bytes again: both must refuse a tx they already hold
         h.issue(v["chain"], v["signedTxIssueHex"], f"reissue {v['name']}")
+
+
+def replay_recording(recording: list[dict[str, Any]], sim_url: str) -> Differ:
+    """Send a recorded session to simnode alone and compare with the real node's recorded replies:
+    the differential check where AvalancheGo is absent. Issued txs are followed to acceptance."""
+    from .differ import call_of
+    differ = Differ("recorded", sim_url)
+    chain_of = {path: chain for chain, (path, _) in ISSUE.items()}
+    for rec in recording:
+        call, real = call_of(rec)
+        sim = send(sim_url, call, call.body)
+        differ.compare_replies(call, real, sim)
+        method, reply = call.method, sim.json()
+        result = reply.get("result") if isinstance(reply, dict) else None
+        tx_id = result.get("txID") if isinstance(result, dict) else None
+        if method.endswith("issueTx") and tx_id and call.path in chain_of:
+            path, status_method, done = STATUS[chain_of[call.path]]
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                got = (rpc(sim_url + path, status_method, {"txID": tx_id}).get("result") or {}).get("status")
+                if got in (done, "Aborted", "Dropped"):
+                    break
+                time.sleep(0.05)
+        elif method == "eth_sendRawTransaction" and isinstance(result, str):
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not rpc(sim_url + R.C, "eth_getTransactionReceipt",
+                                                          [result]).get("result"):
+                time.sleep(0.05)
+    return differ
