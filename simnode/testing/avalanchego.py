@@ -126,9 +126,10 @@ class RealNode:
             "plugin-dir": str(plugin_dir),
             "chain-config-dir": str(chain_dir),
             "index-enabled": "true",
-            "system-tracker-required-available-disk-space-percentage": "0",
-            "system-tracker-warning-available-disk-space-percentage": "0",
+            "system-tracker-disk-required-available-space-percentage": "0",
+            "system-tracker-disk-warning-available-space-percentage": "0",
             "health-check-frequency": "1s",
+            "fd-limit": "8192",  # its default (32768) fails where the hard limit is lower
             **(flags or {}),
         }
         log_file = wd / "stdout.log"

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import diff_reads as R
+from ..formats.ids import id_to_str
 from .avalanchego import rpc
 from .diff_fresh import fresh
 from .diff_corpus import bad_argument_calls, issue_arg_calls, malformed_jsonrpc_calls, mutation_calls
@@ -174,11 +175,12 @@ def warp(h: Harness) -> None:
     if not logs:
         h.log.append("C sendWarpMessage: no warp log on the real node")
         return
-    message_id = logs[0]["topics"][2]
-    from .diff_reads import call
-    h.compare_all([call("/ext/bc/C/rpc", "warp_getMessage", [message_id]),
-                   call("/ext/bc/C/rpc", "warp_getMessageSignature", [message_id]),
-                   call("/ext/bc/C/rpc", "warp_getMessage", ["0x" + "11" * 32])])
+    # the warp API names a message by its ID in cb58 (a hex ID is refused)
+    message_id = id_to_str(bytes.fromhex(logs[0]["topics"][2][2:]))
+    h.compare_all([R.call(R.C, "warp_getMessage", [message_id]),
+                   R.call(R.C, "warp_getMessageSignature", [message_id]),
+                   R.call(R.C, "warp_getMessage", [logs[0]["topics"][2]]),
+                   R.call(R.C, "warp_getMessage", [id_to_str(b"\x11" * 32)])])
 
 
 SECTIONS: dict[str, Callable[[Harness], None]] = {

@@ -54,18 +54,23 @@ class UTXOService:
     utxos_from: Callable[[bytes], UTXOSet]  # source chain ID → its UTXOs this chain can read
     source_required: bool  # the C-Chain has no UTXOs of its own: `sourceChain` must be given
     encode_error: str  # str.format template with {utxo_id}, {encoding}, {error}
+    evm_mismatch: bool = False  # coreth words an address of another chain its own way
 
     def parse_address(self, text: str) -> bytes:
-        return parse_service_address(text, self.hrp, self.chain_id, self.lookup_chain)
+        return parse_service_address(text, self.hrp, self.chain_id, self.lookup_chain, self.evm_mismatch)
 
 
-def parse_service_address(text: str, hrp: str, chain_id: bytes, lookup_chain: ChainLookup) -> bytes:
+def parse_service_address(text: str, hrp: str, chain_id: bytes, lookup_chain: ChainLookup,
+                          evm_mismatch: bool = False) -> bytes:
     """avax.ParseServiceAddress: a bare cb58 ShortID or a `<alias>-<hrp>1…` address of this chain."""
     alias, payload = parse_address_arg_with_alias(text, expected_hrp=hrp)
     if alias is not None:
         found = lookup_chain(alias)
         if found is None:
             raise FormatError(f"there is no ID with alias: {alias}")
+        if found != chain_id and evm_mismatch:
+            raise FormatError(f"expected chainID to be {go_quote(id_to_str(chain_id))} but was "
+                              f"{go_quote(id_to_str(found))}")
         if found != chain_id:
             raise FormatError(
                 f"mismatched chainIDs: expected {go_quote(id_to_str(chain_id))} but got {go_quote(id_to_str(found))}"
