@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from simnode.testing import avalanchego  # noqa: E402
+from simnode.testing.diff_known import classify  # noqa: E402
 from simnode.testing.diff_sections import SECTIONS, run_sections  # noqa: E402
 from simnode.testing.differ import Differ  # noqa: E402
 
@@ -60,14 +61,20 @@ def main() -> int:
         log = run_sections(differ, args.sections.split(","))
         for line in log:
             print("  " + line)
-        print(differ.report())
+        print(differ.report(detail=False))
+        counts, new = classify(differ.divergences)
+        for k, n in counts.items():
+            print(f"  known {k.kind} x{n}: {k.reason}")
+        print(f"new (unexplained) divergences: {len(new)}")
+        for d in new:
+            print("  NEW " + d.line())
         if args.record:
             args.record.write_text(json.dumps(differ.recording, indent=1) + "\n")
         if args.json:
             args.json.write_text(json.dumps([
                 {"label": d.call.label, "path": d.call.path, "body": d.call.body, "where": d.where,
                  "real": d.real, "sim": d.sim} for d in differ.divergences], indent=1))
-        return 1 if differ.divergences else 0
+        return 1 if new else 0
     finally:
         if sim_handle is not None:
             sim_handle.stop()

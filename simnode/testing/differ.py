@@ -226,9 +226,10 @@ class Differ:
             return
         self._leaf(call, where, real, sim, found)
 
-    def report(self) -> str:
+    def report(self, detail: bool = True) -> str:
         lines = [f"comparisons: {self.calls} calls, {self.fields} fields; divergences: {len(self.divergences)}"]
         for reason, n in sorted(self.allowed_hits.items()):
             lines.append(f"  allowed x{n}: {reason}")
-        lines += ["  DIVERGENCE " + d.line() for d in self.divergences]
+        if detail:
+            lines += ["  DIVERGENCE " + d.line() for d in self.divergences]
         return "\n".join(lines)

@@ -33,6 +33,9 @@ class UTXOSet:
 
     ids_of: Callable[[bytes, bytes | None], Iterable[bytes]]
     get: Callable[[bytes], bytes | None]
+    # shared memory's Indexed(): the end key is the last key of the last address looked at
+    # (none, so the zero ID, when that address had none)
+    end_key_per_address: bool = False
 
 
 def shared_memory_utxos(reader: Store | Batch, chain_id: bytes, source_chain: bytes) -> UTXOSet:
@@ -40,6 +43,7 @@ def shared_memory_utxos(reader: Store | Batch, chain_id: bytes, source_chain: by
     return UTXOSet(
         lambda address, after: atomic.utxo_ids_by_address(reader, chain_id, source_chain, address, after),
         lambda utxo_id: atomic.get_utxo(reader, chain_id, source_chain, utxo_id),
+        end_key_per_address=True,
     )
 
 
@@ -142,17 +146,21 @@ def paginate(utxos: UTXOSet, addrs: set[bytes], start_addr: bytes, start_utxo: b
     page: list[tuple[bytes, bytes]] = []
     seen: set[bytes] = set()
     last_addr, last_utxo = start_addr, start_utxo
+    first = True
     for addr in sorted(addrs):
         if addr < start_addr:
             continue
         after = start_utxo if addr == start_addr and start_utxo != ZERO_ID else None
         last_addr = addr
+        if utxos.end_key_per_address and not first:
+            last_utxo = ZERO_ID
+        first = False
         for utxo_id in utxos.ids_of(addr, after):
+            raw = utxos.get(utxo_id)
+            if raw is None:  # spent (an index entry left behind): AvalancheGo's index no longer has it
+                continue
             last_utxo = utxo_id
             if utxo_id in seen:
-                continue
-            raw = utxos.get(utxo_id)
-            if raw is None:
                 continue
             page.append((utxo_id, raw))
             seen.add(utxo_id)
