@@ -26,7 +26,8 @@ def real_node() -> Iterator[avalanchego.RealNode]:
 def sim_node() -> Iterator[str]:
     from simnode.config import NodeConfig
     from simnode.node import Node
-    handle = Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, clock_mode="wall", log_level="WARN"))
+    # the default log level: the first node of a process sets the display level of all (simnode/logs.py)
+    handle = Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, clock_mode="wall"))
     try:
         yield handle.url
     finally:

@@ -28,7 +28,8 @@ SESSION = Path(__file__).resolve().parents[1] / "vectors" / "avalanchego_answers
 @pytest.fixture(scope="module")
 def replayed():
     recording = json.loads(gzip.decompress(SESSION.read_bytes()))
-    handle = Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, clock_mode="wall", log_level="WARN"))
+    # the default log level: the first node of a process sets the display level of all (simnode/logs.py)
+    handle = Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, clock_mode="wall"))
     try:
         yield recording, replay_recording(recording, handle.url)
     finally:
