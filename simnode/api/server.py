@@ -42,7 +42,8 @@ async def serve_gorilla(service: GorillaService, request: web.Request) -> web.Re
     body = await request.read() if request.method == "POST" else b""
     reply = await service.handle(request.method, request.headers.get("Content-Type"), body)
     resp = web.Response(status=reply.status, body=reply.body)
-    resp.headers["Content-Type"] = reply.content_type
+    if reply.content_type:
+        resp.headers["Content-Type"] = reply.content_type
     if reply.status == 200:
         resp.headers["X-Content-Type-Options"] = "nosniff"
     return resp
