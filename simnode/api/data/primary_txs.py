@@ -24,7 +24,6 @@ from ...formats.ids import ZERO_ID, id_to_str, node_id_from_str
 from ...formats.errors import FormatError
 from ...index.evm.query import EvmIndex
 from ...index.primary import query
-from ...vms.avm.txs import parse_tx as parse_x_tx
 from ...vms.platform import txs as pt
 from ...vms.platform.tx_parts import ProofOfPossession
 from .context import RequestContext

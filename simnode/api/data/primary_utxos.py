@@ -24,7 +24,7 @@ from ...formats.ids import id_to_str
 from ...index.primary import query
 from .context import RequestContext
 from .errors import bad_request, not_found
-from .primary import (MAX_ADDRESSES, MAX_ADDRESSES_V2, NAMES, Assets, add, chain_id, chain_info, index_on,
+from .primary import (MAX_ADDRESSES, MAX_ADDRESSES_V2, NAMES, Assets, chain_id, chain_info, index_on,
                       listing, parse_addresses, parse_id, primary_chain, real_chain_id, split_list, utxo_json)
 from .resolve import C_CHAIN, P_CHAIN, X_CHAIN
 

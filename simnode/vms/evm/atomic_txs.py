@@ -456,7 +456,8 @@ def semantic_verify(tx: AtomicTx, ctx: AtomicContext, base_fee_wei: int, get_utx
         return
 
     if len(u.ins) != len(tx.creds):
-        raise AtomicTxError(f"export tx contained incorrect number of credentials want {len(u.ins)} got {len(tx.creds)}")
+        raise AtomicTxError(
+            f"export tx contained incorrect number of credentials want {len(u.ins)} got {len(tx.creds)}")
     digest = tx.unsigned_hash
     for ein, cred in zip(u.ins, tx.creds, strict=True):
         _verify_obj(cred)

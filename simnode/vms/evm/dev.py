@@ -7,7 +7,6 @@ import gzip
 import json
 from typing import TYPE_CHECKING, Any
 
-import rlp
 from eth.rlp.accounts import Account
 from trie import HexaryTrie
 from trie.iter import NodeIterator
@@ -144,7 +143,8 @@ def register_dev(svc: EthService, api: EthAPI) -> None:
     def set_next_ts(ts: Any) -> None:
         t = _num(ts)
         if t * 1000 < chain.head.ms:
-            raise ChainError(f"Timestamp error: {t} is lower than previous block's timestamp {chain.head.header.timestamp}")
+            raise ChainError(
+                f"Timestamp error: {t} is lower than previous block's timestamp {chain.head.header.timestamp}")
         chain.next_timestamp = t
         if t * 1000 > chain.clock.now_ms():
             chain.clock.set_ms(t * 1000)

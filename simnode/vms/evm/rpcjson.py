@@ -74,7 +74,8 @@ def parse_block_overrides(obj: Any, arg: int) -> dict[str, Any] | None:
     if obj is None:
         return None
     if not isinstance(obj, dict):
-        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.BlockOverrides")
+        raise InvalidParams(
+            f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.BlockOverrides")
     out: dict[str, Any] = {}
     for key, value in obj.items():
         name = key.lower()
@@ -149,7 +150,8 @@ def parse_state_overrides(obj: Any, arg: int) -> dict[bytes, AccountOverride] | 
     if obj is None:
         return None
     if not isinstance(obj, dict):
-        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.StateOverride")
+        raise InvalidParams(
+            f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.StateOverride")
     out = {}
     for address, account in obj.items():
         if not isinstance(account, dict):
@@ -200,7 +202,8 @@ def tx_json(chain: EVMChain, tx: Any, sender: bytes, block: BlockInfo | None, in
     }
     base_fee = block.header.base_fee_per_gas if block else None
     if type_id == 2:
-        price = min(tx.max_fee_per_gas, base_fee + tx.max_priority_fee_per_gas) if base_fee is not None else tx.max_fee_per_gas
+        price = (min(tx.max_fee_per_gas, base_fee + tx.max_priority_fee_per_gas) if base_fee is not None
+                 else tx.max_fee_per_gas)
         out["gasPrice"] = hx(price)
         out["maxFeePerGas"] = hx(tx.max_fee_per_gas)
         out["maxPriorityFeePerGas"] = hx(tx.max_priority_fee_per_gas)

@@ -106,7 +106,8 @@ class EthAPI:
         if data is None:
             data = obj.get("data")
         elif obj.get("data") is not None and obj.get("data") != data:
-            raise ChainError('both "data" and "input" are set and not equal. Please use "input" to pass transaction call data')
+            raise ChainError('both "data" and "input" are set and not equal. '
+                             'Please use "input" to pass transaction call data')
         q = lambda k, bits: parse_args_quantity(obj, k, bits, arg)  # noqa: E731
         args = CallArgs(
             sender=parse_address(obj["from"], arg) if obj.get("from") else b"\x00" * 20,

@@ -122,7 +122,8 @@ def header_rules(upgrades: nu.NetworkUpgrades) -> HeaderRules:
 
 def base_vms(upgrades: nu.NetworkUpgrades, defaults: nu.NetworkUpgrades) -> tuple[tuple[int, type], ...]:
     """The EVM of each Ethereum fork from its time on (Paris, Shanghai at Durango, Cancun at
-    Etna), without P256VERIFY before Granite; none where Cancun and Granite apply from time 0. A fork at its network's own time (and the one
+    Etna), without P256VERIFY before Granite; none where Cancun and Granite apply from time 0. A fork
+    at its network's own time (and the one
     before it too) applies from time 0: those times come before every block a node builds, the
     genesis aside (a genesis at time 0, as local genesis files have, keeps the network's EVM for
     calls against it)."""
