@@ -18,6 +18,7 @@ from ...icm.errors import ICMError
 from ...icm.messages import MESSENGER_ADDRESS, TeleporterMessage
 from ...store import Batch, pack, unpack
 from ...vms.evm.headers import decoded_header
+from ...vms.evm.receipts import ReceiptRow
 from ..keys import big, u8, u32, u64
 from ..metrics.buckets import INTERVALS, bucket_start
 from .layout import (BY_ADDRESS, BY_CHAIN, BY_DESTINATION, BY_SOURCE, BY_TIME, COUNTS, PAIR_RUNNING, PAIR_TOTALS,
@@ -60,14 +61,15 @@ def _update(batch: Batch, key: bytes, field: int, value: Any) -> None:
 def index_block(chain: Any, row: dict, batch: Batch) -> int | None:
     """Stage the ICM rows of block `row` in `batch`; returns the block number, or None (without
     decoding the header) when no log of the block is the messenger's."""
-    if not any(lg[0] == MESSENGER_ADDRESS for receipt in row["rc"] for lg in receipt[5]):
+    receipts = [ReceiptRow.decode(rc) for rc in row["rc"]]
+    if not any(lg.address == MESSENGER_ADDRESS for receipt in receipts for lg in receipt.logs):
         return None
     number = decoded_header(row["hdr"], chain.header_rules.coreth).block_number
     ms = row["ms"]
     cid = chain.chain_id
     log_index = 0
-    for raw, receipt in zip(row["txs"], row["rc"]):
-        logs = receipt[5]
+    for raw, receipt in zip(row["txs"], receipts):
+        logs = receipt.logs
         tx_hash = None
         for address, topics, data in logs:
             log_index += 1
@@ -82,7 +84,7 @@ def index_block(chain: Any, row: dict, batch: Batch) -> int | None:
             if tx_hash is None:
                 tx_hash = keccak256(raw)
             at_base = u64(ms) + cid + u64(number) + u32(log_index - 1)
-            gas_used = receipt[2]
+            gas_used = receipt.gas_used
             if isinstance(ev, events.SendCrossChainMessage):
                 m = ev.message
                 batch.changes[SENT + ev.message_id] = pack(
