@@ -35,6 +35,7 @@ import rlp
 from eth.db.schema import SchemaV1
 
 from ...crypto.hashing import keccak256
+from ..chain import ChainContext
 from .db import StoreKV
 from .fees import FeeState, fee_state_from_row
 from .headers import Header, HeaderRules
@@ -97,7 +98,7 @@ class BlockRows:
     prefix: bytes
     store: Any
     kv: StoreKV
-    ctx: Any
+    ctx: ChainContext
     fork: Any
     header_rules: HeaderRules
     fee_rules: Any

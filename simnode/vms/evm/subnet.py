@@ -37,6 +37,7 @@ from typing import Any
 
 from ...config import read_chain_config_files
 from ...formats.ids import SUBNET_EVM_VM_ID, id_to_str
+from ..chain import ChainContext
 from . import network_upgrades as nu
 from .block_rows import BlockInfo
 from .chain import EVMChain
@@ -202,7 +203,7 @@ def fee_recipient(config_bytes: bytes | None) -> bytes:
 class SubnetEVMChain(EVMChain):
     """A subnet-EVM chain (no /avax endpoint: it has no atomic txs)."""
 
-    def __init__(self, ctx: Any, *, genesis_data: bytes, name: str, subnet_id: bytes) -> None:
+    def __init__(self, ctx: ChainContext, *, genesis_data: bytes, name: str, subnet_id: bytes) -> None:
         genesis, fee_config = parse_genesis(genesis_data)
         try:
             files = read_chain_config_files(ctx.config.chain_config_dir, (id_to_str(ctx.chain_id),))
