@@ -126,7 +126,11 @@ def register_dev(svc: EthService, api: EthAPI) -> None:
 
     def anvil_set_interval(seconds: Any) -> None:
         v = _num(seconds)
-        chain.set_interval(v) if v > 0 else (chain.set_interval(0), chain.set_automine(False))
+        if v > 0:
+            chain.set_interval(v)
+        else:
+            chain.set_interval(0)
+            chain.set_automine(False)
     reg("anvil_setIntervalMining", anvil_set_interval, 1)
     reg("anvil_getIntervalMining", lambda: chain.interval_ms // 1000)
 

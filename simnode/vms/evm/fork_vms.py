@@ -40,8 +40,8 @@ def _before_durango(cls: type) -> type:
         return None  # no initcode gas
 
     cls.__init__ = __init__  # type: ignore[misc]
-    cls.validate_create_message = classmethod(validate_create_message)  # type: ignore[assignment]
-    cls.consume_initcode_gas_cost = classmethod(consume_initcode_gas_cost)  # type: ignore[assignment]
+    cls.validate_create_message = classmethod(validate_create_message)
+    cls.consume_initcode_gas_cost = classmethod(consume_initcode_gas_cost)
     return cls
 
 

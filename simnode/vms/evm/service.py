@@ -164,7 +164,7 @@ class EthAPI:
         if head.hash == self._oracle_head:
             return self._oracle_price
         now_s = chain.clock.now_ms() // 1000
-        tips = []
+        tips: list[int] = []
         for n in range(head.number, max(0, head.number - ORACLE_BLOCKS), -1):
             b = chain.block(n)
             if b is None or b.header.timestamp + ORACLE_LOOKBACK_S < now_s:  # None: before a fork's base block
@@ -207,7 +207,7 @@ class EthAPI:
             addr_list = [parse_address(addrs)]
         else:
             addr_list = [parse_address(a) for a in addrs]
-        topics = []
+        topics: list[set[bytes] | None] = []
         for t in crit.get("topics") or []:
             if t is None:
                 topics.append(None)

@@ -92,7 +92,7 @@ def tracing(tracer: Any) -> Iterator[None]:
 
 
 class TracingComputation(CancunComputation):
-    @property  # type: ignore[override]
+    @property
     def opcodes(self) -> dict:
         table = type(self)._base_opcodes
         if _ACTIVE:
