@@ -22,12 +22,13 @@ from ...vms.evm.receipts import ReceiptRow
 from ..keys import big, u8, u32, u64
 from ..metrics.buckets import INTERVALS, bucket_start
 from .layout import (BY_ADDRESS, BY_CHAIN, BY_DESTINATION, BY_SOURCE, BY_TIME, COUNTS, PAIR_RUNNING, PAIR_TOTALS,
-                     RECEIPT, RECEIVED, SENT, SIDE_RECEIVED, SIDE_SENT)
+                     RECEIPT, RECEIVED, RECEIVED_EXECUTED, SENT, SENT_FEE_AMOUNT, SIDE_RECEIVED, SIDE_SENT,
+                     ReceivedRow, SentRow)
 
 
-def _message_fields(m: TeleporterMessage) -> list:
-    return [big(m.message_nonce), m.origin_sender_address, m.destination_address, m.message,
-            [[big(r.received_message_nonce), r.relayer_reward_address] for r in m.receipts]]
+def _message_fields(m: TeleporterMessage) -> tuple[bytes, bytes, bytes, bytes, list[Any]]:
+    return (big(m.message_nonce), m.origin_sender_address, m.destination_address, m.message,
+            [[big(r.received_message_nonce), r.relayer_reward_address] for r in m.receipts])
 
 
 def _list(batch: Batch, at: bytes, message_id: bytes, source: bytes, destination: bytes,
@@ -88,23 +89,23 @@ def index_block(chain: Any, row: dict, batch: Batch) -> int | None:
             if isinstance(ev, events.SendCrossChainMessage):
                 m = ev.message
                 batch.changes[SENT + ev.message_id] = pack(
-                    [ev.destination_blockchain_id, *_message_fields(m), ev.fee_info.fee_token_address,
-                     big(ev.fee_info.amount), tx_hash, ms, gas_used, cid])
+                    SentRow(ev.destination_blockchain_id, *_message_fields(m), ev.fee_info.fee_token_address,
+                            big(ev.fee_info.amount), tx_hash, ms, gas_used, cid))
                 _list(batch, at_base + u8(SIDE_SENT), ev.message_id, cid, ev.destination_blockchain_id, m)
                 pair = cid + ev.destination_blockchain_id
                 for interval in INTERVALS:
                     _count(batch, COUNTS + u8(interval) + u64(bucket_start(interval, ms // 1000)) + pair)
                 batch.changes[PAIR_RUNNING + pair + at_base + u8(SIDE_SENT)] = _count(batch, PAIR_TOTALS + pair)
             elif isinstance(ev, events.AddFeeAmount):
-                _update(batch, SENT + ev.message_id, 7, big(ev.updated_fee_info.amount))
+                _update(batch, SENT + ev.message_id, SENT_FEE_AMOUNT, big(ev.updated_fee_info.amount))
             elif isinstance(ev, events.ReceiptReceived):
                 batch.changes[RECEIPT + ev.message_id] = b""
             elif isinstance(ev, events.ReceiveCrossChainMessage):
                 m = ev.message
                 batch.changes[RECEIVED + ev.message_id] = pack(
-                    [ev.source_blockchain_id, *_message_fields(m), tx_hash, ms, gas_used, ev.deliverer,
-                     ev.reward_redeemer, False, cid])
+                    ReceivedRow(ev.source_blockchain_id, *_message_fields(m), tx_hash, ms, gas_used, ev.deliverer,
+                                ev.reward_redeemer, False, cid))
                 _list(batch, at_base + u8(SIDE_RECEIVED), ev.message_id, ev.source_blockchain_id, cid, m)
             elif isinstance(ev, events.MessageExecuted):
-                _update(batch, RECEIVED + ev.message_id, 11, True)
+                _update(batch, RECEIVED + ev.message_id, RECEIVED_EXECUTED, True)
     return number
