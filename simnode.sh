@@ -50,7 +50,7 @@ lint() {
       "after fixing listed ones, \`./simnode.sh lint sync\`" >&2
     return 1
   fi
-  echo "simnode: ruff clean; mypy: $(grep -c . "$root/mypy-baseline.txt") errors, all in mypy-baseline.txt" >&2
+  echo "simnode: ruff clean; mypy: $(grep -c ': error:' "$root/mypy-baseline.txt") errors, all in mypy-baseline.txt" >&2
 }
 case "$cmd" in
   lint) lint "$@"; exit ;;
