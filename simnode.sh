@@ -3,8 +3,7 @@
 # (again whenever pyproject.toml changes), then runs the command.
 #   ./simnode.sh run [flags]      start a node (default: local network on 127.0.0.1:9650)
 #   ./simnode.sh test [pytest args]  run the test suite (installs Debian's chromium for the browser tests
-#                                   when it is missing and this is root with apt-get), after `lint`
-#   ./simnode.sh lint [sync]      ruff, then mypy against mypy-baseline.txt (`sync` rewrites the baseline)
+#                                   when it is missing and this is root with apt-get)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="$root/.venv"
@@ -32,8 +31,9 @@ if [ ! -f "$compiled" ] || [ -n "$(find "$root/simnode" -name '*.py' -newer "$co
 fi
 export ETH_HASH_BACKEND=pysha3
 cmd="${1:-run}"; shift || true
-# ruff, then mypy: an error that mypy-baseline.txt does not list fails, and so does one it lists that is
-# fixed (the baseline only shrinks; `./simnode.sh lint sync` rewrites it)
+# `./simnode.sh lint [sync]` (and the first step of `test`): ruff, then mypy, where an error that
+# mypy-baseline.txt does not list fails, and so does one it lists that is fixed (the baseline only
+# shrinks; `./simnode.sh lint sync` rewrites it)
 lint() {
   if ! (cd "$root" && "$venv/bin/ruff" check --quiet simnode scripts tests); then
     echo "simnode: ruff found the errors above" >&2; return 1
