@@ -125,7 +125,8 @@ def build_service(node: NodeServices) -> GorillaService:
     def get_tx_fee(_: dict[str, Any]) -> dict[str, Any]:
         f = params_for(net).fees
         return {"txFee": str(f.tx_fee), "createAssetTxFee": str(f.create_asset_tx_fee),
-                "createSubnetTxFee": str(f.create_subnet_tx_fee), "transformSubnetTxFee": str(f.transform_subnet_tx_fee),
+                "createSubnetTxFee": str(f.create_subnet_tx_fee),
+                "transformSubnetTxFee": str(f.transform_subnet_tx_fee),
                 "createBlockchainTxFee": str(f.create_blockchain_tx_fee),
                 "addPrimaryNetworkValidatorFee": str(f.add_primary_network_validator_fee),
                 "addPrimaryNetworkDelegatorFee": str(f.add_primary_network_delegator_fee),

@@ -212,7 +212,8 @@ class GorillaService:
         if raw_id is None:
             return GorillaReply(200, b"", "")
         return GorillaReply(
-            200, b'{"jsonrpc":"2.0","result":' + _go_json({} if result is None else result) + b',"id":' + id_bytes + b"}\n"
+            200,
+            b'{"jsonrpc":"2.0","result":' + _go_json({} if result is None else result) + b',"id":' + id_bytes + b"}\n"
         )
 
     def _lookup(self, method: str) -> Handler:
@@ -238,7 +239,8 @@ class GorillaService:
     def _error(code: int, message: str, id_bytes: bytes, data: Any, notify: bool = False) -> GorillaReply:
         if notify:
             return GorillaReply(200, b"", "")
-        err = b'{"code":' + str(code).encode() + b',"message":' + _go_json(message) + b',"data":' + _go_json(data) + b"}"
+        err = (b'{"code":' + str(code).encode() + b',"message":' + _go_json(message)
+               + b',"data":' + _go_json(data) + b"}")
         return GorillaReply(200, b'{"jsonrpc":"2.0","error":' + err + b',"id":' + id_bytes + b"}\n")
 
 

@@ -12,6 +12,7 @@ from .pages import binding_of
 from .spec import Operation
 
 if TYPE_CHECKING:
+    from ...store import Store
     from ..node_services import NodeServices
 
 
@@ -50,6 +51,13 @@ class RequestContext:
         if token:
             ctx.cursor = tokens.read(ctx._binding(), token)
         return ctx
+
+    @property
+    def store(self) -> Store:
+        """The node's store: a node serves requests only once started, when it has one."""
+        store = self.node.store
+        assert store is not None
+        return store
 
     def _binding(self) -> bytes:
         return binding_of(self.op.method, self.op.template, self.params)

@@ -143,9 +143,9 @@ def _status(ctx: RequestContext, op_id: bytes, rec: dict[str, Any]) -> dict[str,
 
 
 def _store(ctx: RequestContext) -> Any:
-    if ctx.node.store is None or ctx.node.indexer is None:
+    if ctx.store is None or ctx.node.indexer is None:
         raise index_off()
-    return ctx.node.store
+    return ctx.store
 
 
 def create_export(ctx: RequestContext) -> dict[str, Any]:
@@ -182,7 +182,7 @@ def download(ctx: RequestContext) -> web.Response:
     if rec["status"] not in (COMPLETED, WARNED):
         what = "failed" if rec["status"] == FAILED else "is still running"
         raise not_found(f"operation {ctx.params['operationId']} {what}: it has no file")
-    body = b"".join(csv_chunks(ctx.node.store, op_id))
+    body = b"".join(csv_chunks(ctx.store, op_id))
     resp = web.Response(status=200, body=body, content_type="text/csv", charset="utf-8")
     resp.headers["Content-Disposition"] = f'attachment; filename="transactions-{ctx.params["operationId"]}.csv"'
     return resp

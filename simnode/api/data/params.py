@@ -32,7 +32,8 @@ from typing import Any
 
 from .errors import ApiError, bad_request
 
-STRING, INTEGER, NUMBER, BOOLEAN, ENUM, ENUM_LIST, ANY = "string", "integer", "number", "boolean", "enum", "enum[]", "any"
+STRING, INTEGER, NUMBER, BOOLEAN = "string", "integer", "number", "boolean"
+ENUM, ENUM_LIST, ANY = "enum", "enum[]", "any"
 
 _JS_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*\Z")
 MAX_SAFE_INTEGER = 2**53 - 1  # JavaScript's Number.MAX_SAFE_INTEGER

@@ -126,7 +126,8 @@ def tx_json(vm: XChainVM, tx: Tx) -> dict[str, Any]:
         unsigned["symbol"] = u.symbol
         unsigned["denomination"] = u.denomination
         unsigned["initialStates"] = [
-            {"fxIndex": s.fx_index, "fxID": id_to_str(FX_IDS[s.fx_index]) if s.fx_index < len(FX_IDS) else id_to_str(ZERO_ID),
+            {"fxIndex": s.fx_index,
+             "fxID": id_to_str(FX_IDS[s.fx_index]) if s.fx_index < len(FX_IDS) else id_to_str(ZERO_ID),
              "outputs": [state_json(vm, o) for o in s.outs]}
             for s in u.states
         ]

@@ -20,13 +20,14 @@ from eth.abc import SignedTransactionAPI
 from eth.chains.base import Chain as PyEvmChain
 from eth.constants import BLANK_ROOT_HASH
 from eth.db.account import AccountDB
-from eth.vm.chain_context import ChainContext
+from eth.vm.chain_context import ChainContext as PyEvmChainContext
 from eth_utils import ValidationError, to_checksum_address
 
 from ...crypto.hashing import keccak256
 from ...formats.ids import EVM_VM_ID, ZERO_ID
 from ...icm.placement import PLACEMENT_BLOCK
 from ...network import params_for
+from ..chain import ChainContext
 from .block_builder import BlockBuilder
 from .block_rows import BlockInfo, BlockRows
 from .db import StoreKV, atomic_db
@@ -84,7 +85,7 @@ def c_chain_precompiles(rules: HeaderRules) -> Schedule:
 class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdits):
     """The C-Chain (or any EVM chain): engine + block production; no HTTP here."""
 
-    def __init__(self, ctx: Any, *, genesis_json: dict | None = None, name: str = "C-Chain",
+    def __init__(self, ctx: ChainContext, *, genesis_json: dict | None = None, name: str = "C-Chain",
                  aliases: tuple[str, ...] = ("C", "evm"), prefix: bytes = b"C/", fee_rules: Any = None,
                  vm_id: bytes = EVM_VM_ID, subnet_id: bytes = ZERO_ID, header_rules: HeaderRules | None = None,
                  precompiles: Schedule | None = None) -> None:
@@ -323,7 +324,7 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         evm = self.evm
         if vm_class is None:
             vm_class = self.precompiles.vm_class_at(header.timestamp)
-        vm = vm_class(header=header, chaindb=evm.chaindb, chain_context=ChainContext(self.evm_chain_id),
+        vm = vm_class(header=header, chaindb=evm.chaindb, chain_context=PyEvmChainContext(self.evm_chain_id),
                       consensus_context=evm.consensus_context)
         vm.state.warp_identity = self.warp_identity
         vm.state.warp_failed = {} if warp_failed is None else warp_failed
