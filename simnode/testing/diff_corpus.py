@@ -92,7 +92,8 @@ def issue_arg_calls(vector: dict[str, Any]) -> list[Call]:
         ("encoding_HEX", {"tx": "0xzz", "encoding": "HEX"}),
         ("tx_number", {"tx": 5}),
     ]
-    return [Call(path, R.req(method, params), label=f"issue-args {vector['chain']} {name}") for name, params in variants]
+    return [Call(path, R.req(method, params), label=f"issue-args {vector['chain']} {name}")
+            for name, params in variants]
 
 
 GORILLA_PATHS = (R.INFO, R.X, R.P, R.AVAX, R.HEALTH)

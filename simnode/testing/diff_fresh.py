@@ -75,7 +75,8 @@ def fresh(h: Harness) -> None:
     h.chains.append(chain)
     validator = step(h, "p-validator", nodeSeed="diff-node-1", blsSeed="diff-bls-1")
     h.compare_all([R.call(R.P, "platform.getCurrentValidators", {"nodeIDs": [validator["nodeID"]]}),
-                   R.call(R.P, "platform.getCurrentValidators", {"nodeIDs": [validator["nodeID"]], "subnetID": R.PRIMARY})])
+                   R.call(R.P, "platform.getCurrentValidators",
+                          {"nodeIDs": [validator["nodeID"]], "subnetID": R.PRIMARY})])
     step(h, "p-delegator", nodeSeed="diff-node-1")
     h.compare_all([R.call(R.P, "platform.getCurrentValidators", {"nodeIDs": [validator["nodeID"]]})])
     step(h, "p-convert", subnetID=subnet, chainID=chain, manager=MANAGER, nodeSeed="diff-node-2", blsSeed="diff-bls-2")

@@ -36,7 +36,8 @@ def node_reads() -> list[Call]:
     calls += [call(INFO, "info.peers", {"nodeIDs": ["NodeID-7Xhw2mDxuDS44j42TCB6U5579esbSt3Lg"]})]
     calls += [call(HEALTH, f"health.{m}", {}) for m in ("health", "readiness", "liveness")]
     calls += [call(HEALTH, "health.health", {"tags": ["11111111111111111111111111111111LpoYY"]})]
-    calls += [Call(HEALTH + suffix, None, label=f"GET /ext/health{suffix}") for suffix in ("", "/readiness", "/liveness")]
+    calls += [Call(HEALTH + suffix, None, label=f"GET /ext/health{suffix}")
+              for suffix in ("", "/readiness", "/liveness")]
     return calls
 
 
@@ -47,7 +48,8 @@ def platform_reads(subnet_ids: tuple[str, ...] = (), chain_ids: tuple[str, ...] 
         "getCurrentSupply", "getBlockchains", "getMinStake", "getTotalStake", "getTimestamp",
         "getFeeConfig", "getFeeState", "getValidatorFeeConfig", "getValidatorFeeState")]
     calls += [call(P, "platform.sampleValidators", {"size": n}) for n in (1, "5", 6)]
-    calls += [call(P, "platform.getBlockchainStatus", {"blockchainID": b}) for b in ("X", "P", "C", "Q", "", *chain_ids)]
+    calls += [call(P, "platform.getBlockchainStatus", {"blockchainID": b})
+              for b in ("X", "P", "C", "Q", "", *chain_ids)]
     calls += [call(P, "platform.validatedBy", {"blockchainID": b}) for b in ("X", *chain_ids)]
     calls += [call(P, "platform.validates", {"subnetID": s}) for s in (PRIMARY, *subnet_ids)]
     calls += [call(P, "platform.getSubnet", {"subnetID": s}) for s in (PRIMARY, *subnet_ids)]
@@ -101,7 +103,8 @@ def evm_reads() -> list[Call]:
         "net_peerCount", "eth_accounts", "eth_coinbase", "eth_getChainConfig", "eth_baseFee",
         "eth_maxPriorityFeePerGas", "eth_gasPrice", "eth_suggestPriceOptions", "eth_protocolVersion", "eth_mining",
         "eth_hashrate")]
-    calls += [call(C, "eth_getBlockByNumber", [n, full]) for n in ("0x0", "latest", "0x7fffffff") for full in (False, True)]
+    calls += [call(C, "eth_getBlockByNumber", [n, full])
+              for n in ("0x0", "latest", "0x7fffffff") for full in (False, True)]
     calls += [call(C, "eth_getBlockTransactionCountByNumber", [n]) for n in ("0x0", "latest")]
     calls += [call(C, "eth_feeHistory", ["0x2", "latest", [10, 50]])]
     calls += [call(C, "eth_getBalance", ["0x0100000000000000000000000000000000000000", "latest"])]

@@ -147,7 +147,8 @@ def _type(v: Any) -> str:
         return "bool"
     if isinstance(v, (int, float)):
         return "number"
-    return {str: "string", list: "array", dict: "object"}[type(v)]
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names[type(v)]
 
 
 @dataclass
