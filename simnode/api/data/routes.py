@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import (aggregator, balances, chains, evm_addresses, evm_balances, evm_blocks, evm_contracts, evm_metrics,
-               evm_nfts, evm_transactions, health, icm, icm_metrics, primary_routes, staking_metrics)
+               evm_nfts, evm_transactions, health, icm, icm_metrics, primary_routes, staking_metrics, webhooks)
 from .context import RequestContext
 from .spec import Operation
 
@@ -83,6 +83,8 @@ HANDLERS: dict[tuple[str, str], Handler] = {
     ("GET", "/v1/teleporter/messages/{messageId}"): icm.get_teleporter_message,
     ("GET", "/v1/teleporter/messages"): icm.list_teleporter_messages,
     ("GET", "/v1/teleporter/addresses/{address}/messages"): icm.list_teleporter_address_messages,
+    # the Webhooks API (simnode/webhooks)
+    **webhooks.ROUTES,
 }
 
 # Routes of the documents this node does not serve, and why: a 404 saying so.
@@ -100,10 +102,9 @@ def extra_operations() -> list[Operation]:
     /v1/teleporter/* routes."""
     return evm_metrics.legacy_operations() + icm.deprecated_operations()
 
-# The hosted service's routes that belong to an account (its API keys, webhooks, usage and export
-# jobs), including the deprecated ones the SDKs still call: they have no meaning on a local node.
+# The hosted service's routes that belong to an account (its API keys, usage and export jobs),
+# including the deprecated ones the SDKs still call: they have no meaning on a local node.
 _ACCOUNT_BOUND = (
-    (re.compile(r"/v1/webhooks(:[^/]*|/.*)?\Z", re.IGNORECASE), "webhooks"),
     (re.compile(r"/v1/(apiLogs|apiUsageMetrics)\Z", re.IGNORECASE), "Data API usage metrics"),
     (re.compile(r"/v1/(rpc|subnetRpc|primaryNetworkRpc)UsageMetrics\Z", re.IGNORECASE), "RPC usage metrics"),
     (re.compile(r"/v1/operations/.+\Z", re.IGNORECASE), "export operations"),

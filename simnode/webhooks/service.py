@@ -1,0 +1,60 @@
+"""WebhookService: the webhooks as the node holds them, in three calls from the composition root
+(open with the store, start with the event loop, stop) and what the routes and the explorer use:
+the engine (records, secret, matcher), the block feed the chains get, the delivery worker."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ..formats.ids import ZERO_ID
+from ..store import Store
+from .delivery import Deliverer, Policy
+from .engine import BlockFeed, BlockIndexer, Webhooks
+
+AVAX_TOKEN = ("Avalanche", "AVAX", 18)
+
+
+class NodeParts(Protocol):
+    """What the service reads of the node (simnode.node.Node satisfies it)."""
+
+    store: Store | None
+    indexer: Any
+    clock: Any
+    config: Any
+    genesis: Any
+
+
+def network_token(chain: Any) -> tuple[str, str, int] | None:
+    """The C-Chain's native token, AVAX (an L1's token has no metadata the webhook could state)."""
+    return AVAX_TOKEN if chain.subnet_id == ZERO_ID else None
+
+
+class WebhookService:
+    def __init__(self, node: NodeParts, policy: Policy | None = None) -> None:
+        self.node = node
+        self.policy = policy or Policy()
+        self.engine: Webhooks | None = None
+        self.feed: BlockFeed | None = None
+        self.delivery: Deliverer | None = None
+
+    def open(self) -> BlockIndexer:
+        """(Re)open on the node's store; returns what the chains feed their accepted blocks to."""
+        node = self.node
+        assert node.store is not None
+        self.engine = Webhooks(node.store, node.clock.now_ms, node.config.network_id, node.genesis.avax_asset_id,
+                               network_token)
+        self.feed = BlockFeed(node.indexer, self.engine)
+        if self.delivery is not None:
+            self.delivery.attach(self.engine)
+        return self.feed
+
+    def start(self) -> None:
+        """Start delivering (on the running event loop)."""
+        assert self.engine is not None
+        self.delivery = Deliverer(self.engine, self.policy)
+        self.delivery.start()
+
+    async def stop(self) -> None:
+        if self.delivery is not None:
+            await self.delivery.stop()
+            self.delivery = None
