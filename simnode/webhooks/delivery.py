@@ -222,5 +222,13 @@ class Deliverer:
         return [{"messageId": m.message_id, "status": "pending", "label": m.label, "createdMs": m.created_ms,
                  "attempts": m.attempts, "nextRetryMs": m.next_retry_ms} for m in self.queues.get(webhook_id, ())]
 
+    def history(self, webhook_id: str) -> list[dict[str, Any]]:
+        """The webhook's messages, newest first: those still waiting (with their attempts and next
+        retry), then the kept delivered and given-up ones."""
+        waiting = self.pending(webhook_id)
+        held = {m["messageId"] for m in waiting}
+        done = [x for x in r.history(self.engine.store, webhook_id) if x["messageId"] not in held]
+        return waiting[::-1] + done
+
     def queued(self) -> int:
         return sum(len(q) for q in self.queues.values())
