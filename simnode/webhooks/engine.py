@@ -20,7 +20,7 @@ from ..formats.bech32 import bech32_decode
 from ..formats.ids import PLATFORM_VM_ID, AVM_VM_ID, ZERO_ID
 from ..store import Batch, Store
 from . import records as r
-from .evm_events import EvmMatch, block_messages
+from .evm_events import EvmMatch, block_messages, latest_tx_message
 from .primary_events import BlockView, address_events, primary_body, validator_events
 
 log = logging.getLogger("simnode.webhooks")
@@ -136,6 +136,25 @@ class Webhooks:
             self.staged.extend(keys)
         if self.on_staged is not None:
             self.on_staged()
+
+    def send_test_event(self, chain: Any, webhook: r.Webhook) -> str:
+        """Queue a test delivery for an address_activity webhook, built from its chain's latest tx
+        (outside any block: the message is no chain event, its ID is a fresh UUID); returns the
+        message ID. ValueError when there is nothing to send."""
+        if webhook.event_type != r.ADDRESS_ACTIVITY:
+            raise ValueError("test events are built from an EVM tx: they exist for address_activity webhooks")
+        mid = str(uuid.uuid4())
+        batch = self.store.batch()
+        body = latest_tx_message(chain, batch, webhook, mid, self.network_token(chain))
+        if body is None:
+            raise ValueError(f"chain {webhook.chain_id} has no transaction yet to send as a test event")
+        key = r.stage_message(batch, webhook.id, mid, body, self.now_ms(), "test event")
+        self.store.put_unversioned(batch.changes)
+        with self._lock:
+            self.staged.append(key)
+        if self.on_staged is not None:
+            self.on_staged()
+        return mid
 
     def take_staged(self) -> list[bytes]:
         with self._lock:

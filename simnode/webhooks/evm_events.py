@@ -201,3 +201,22 @@ def access_list(raw: bytes) -> list[dict[str, Any]]:
     fields = rlpcodec.decode(raw[1:])
     entries = fields[7] if raw[0] == 1 else fields[8]
     return [{"accessAddresses": checksum(a), "storageKeys": [hex0x(k) for k in keys]} for a, keys in entries]
+
+
+def latest_tx_message(chain: Any, batch: Batch, w: Webhook, msg_id: str,
+                      network_token: tuple[str, str, int] | None, depth: int = 1000) -> bytes | None:
+    """A test event for `w`: its body built from the chain's most recent tx (within `depth`
+    blocks of the head), whoever sent it; None when there is none."""
+    head = chain.head.number
+    for number in range(head, max(-1, head - depth), -1):
+        row = chain.block_row(number)
+        if row is None or not row["txs"]:
+            continue
+        i = len(row["txs"]) - 1
+        logs_before = sum(len(rc[5]) for rc in row["rc"][:i])
+        tx_block = _TxBlock(chain, row, batch, network_token)
+        event = {"transaction": tx_block.transaction(i, logs_before, bool(w.include_internal_txs))}
+        if w.include_logs:
+            event["logs"] = [tx_block.log(lg, i, logs_before + n) for n, lg in enumerate(row["rc"][i][5])]
+        return orjson.dumps({"webhookId": w.id, "eventType": ADDRESS_ACTIVITY, "messageId": msg_id, "event": event})
+    return None

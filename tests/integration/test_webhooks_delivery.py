@@ -194,3 +194,32 @@ def test_a_4xx_and_the_attempt_bound_give_up_visibly():
         history = h.call(lambda: h.node.webhooks.delivery.history(hook["id"]))
         assert [x["status"] for x in history] == ["failed", "failed"]
         assert [len(x["attempts"]) for x in history] == [3, 1]
+
+
+def test_dev_methods_pause_resume_and_a_test_event():
+    from .rpc import call
+
+    with Receiver() as rx, Node.start_in_thread(node_config()) as h:
+        dev = h.url + "/ext/simnode"
+        w3 = Web3(Web3.HTTPProvider(h.url + "/ext/bc/C/rpc"))
+        target = "0x00000000000000000000000000000000000000B3"
+        hook = evm_hook(h, rx.url, [target], includeLogs=True)
+        assert call(dev, "simnode.setWebhookDelivery", {"paused": True}) == {"paused": True}
+        tx = send(w3, target, 1, 0)
+        time.sleep(0.3)
+        assert rx.received == []
+        view = call(dev, "simnode.getWebhooks", {})
+        assert view["paused"] is True and view["queued"] == 1
+        (listed,) = [w for w in view["webhooks"] if w["id"] == hook["id"]]
+        assert [(d["status"], d["attempts"]) for d in listed["deliveries"]] == [("pending", [])]
+        call(dev, "simnode.setWebhookDelivery", {"paused": False})
+        (first,) = rx.wait(1)
+        assert first.json["event"]["transaction"]["txHash"] == tx
+        test = call(dev, "simnode.sendTestWebhookEvent", {"id": hook["id"]})["messageId"]
+        second = rx.wait(2)[1]
+        assert second.json["messageId"] == test != first.json["messageId"]
+        assert second.json["event"]["transaction"]["txHash"] == tx  # the chain's latest tx
+        deliveries = [w for w in call(dev, "simnode.getWebhooks", {})["webhooks"] if w["id"] == hook["id"]][0]
+        assert [(d["label"], d["status"]) for d in deliveries["deliveries"]] == [
+            ("test event", "delivered"), (f"tx {tx[2:]}", "delivered")]
+        assert all(len(d["attempts"]) == 1 and d["attempts"][0][1] == 200 for d in deliveries["deliveries"])
