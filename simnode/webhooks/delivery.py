@@ -50,6 +50,7 @@ class Policy:
 
 RETRIED_STATUSES = (408, 429)
 STAGED_WAIT = 1.0  # how long a message staged in a batch may take to appear in the store
+HISTORY_SLACK = 20  # history rows a webhook may hold beyond HISTORY_KEPT between prunings
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -70,6 +71,8 @@ class Deliverer:
         self._loop = asyncio.get_running_loop()
         self._session: aiohttp.ClientSession | None = None
         self._runner: asyncio.Task[None] | None = None
+        self._full_scan = True
+        self._kept: dict[str, int] = {}  # history rows per webhook, when counted
         self.delivered = 0
         self.given_up = 0
 
@@ -98,7 +101,7 @@ class Deliverer:
         self.engine.on_staged = None
         self.engine = engine
         engine.on_staged = self.wake
-        self.wake()
+        self.resync()
 
     def wake(self) -> None:
         """Look at the outbox again (safe from any thread)."""
@@ -116,41 +119,64 @@ class Deliverer:
     # ------------------------------------------------------------------ the outbox
 
     async def _run(self) -> None:
+        """Queue what the matcher staged, in staging order; a key not committed yet (its block's
+        batch is being written) holds the ones after it for up to STAGED_WAIT. The whole outbox
+        is read at start and after a revert (which may have taken messages away)."""
+        waiting: list[bytes] = []
+        since = time.monotonic()
         while True:
-            await self._wake.wait()
+            if not waiting:
+                await self._wake.wait()
             self._wake.clear()
-            waiting = set(self.engine.take_staged())
-            deadline = time.monotonic() + STAGED_WAIT
-            while True:
-                present = self._scan()
-                waiting -= present
-                waiting -= self.known
-                if not waiting or time.monotonic() > deadline:
+            if self._full_scan:
+                self._full_scan = False
+                self._scan_all()
+            fresh = self.engine.take_staged()
+            if fresh and not waiting:
+                since = time.monotonic()
+            waiting += fresh
+            store = self.engine.store
+            while waiting:
+                raw = store.get(waiting[0])
+                if raw is None and time.monotonic() - since < STAGED_WAIT:
                     break
-                await asyncio.sleep(0.002)  # the block's batch is being committed
+                key = waiting.pop(0)
+                since = time.monotonic()
+                if raw is not None and key not in self.known:
+                    self._queue(r.Message(key, *unpack(raw)))
+            self._start_tasks()
+            if waiting:
+                await asyncio.sleep(0.002)
 
-    def _scan(self) -> set[bytes]:
-        """Queue the outbox messages not queued yet; returns every key the outbox holds."""
+    def resync(self) -> None:
+        """Read the whole outbox again (after a revert; safe from any thread)."""
+        self._full_scan = True
+        self.wake()
+
+    def _queue(self, msg: r.Message) -> None:
+        self.known.add(msg.key)
+        past = self.engine.store.get(r.history_key(msg.webhook_id, msg.key))
+        if past is not None:
+            msg.attempts = unpack(past)["attempts"]
+        self.queues.setdefault(msg.webhook_id, deque()).append(msg)
+
+    def _scan_all(self) -> None:
         present = set()
         for msg in r.outbox(self.engine.store):
             present.add(msg.key)
-            if msg.key in self.known:
-                continue
-            self.known.add(msg.key)
-            past = self.engine.store.get(r.history_key(msg.webhook_id, msg.key))
-            if past is not None:
-                msg.attempts = unpack(past)["attempts"]
-            self.queues.setdefault(msg.webhook_id, deque()).append(msg)
+            if msg.key not in self.known:
+                self._queue(msg)
         gone = self.known - present  # a revert took their blocks away
         if gone:
             self.known -= gone
             for q in self.queues.values():
                 for msg in [m for m in q if m.key in gone]:
                     q.remove(msg)
+
+    def _start_tasks(self) -> None:
         for wid, q in self.queues.items():
             if q and (wid not in self.tasks or self.tasks[wid].done()):
                 self.tasks[wid] = self._loop.create_task(self._deliver_all(wid))
-        return present
 
     async def _deliver_all(self, webhook_id: str) -> None:
         q = self.queues[webhook_id]
@@ -201,12 +227,17 @@ class Deliverer:
         return rec
 
     def _finish(self, webhook_id: str, msg: r.Message, status: str) -> None:
-        rec = self._record(webhook_id, msg, status)
+        rec = {"messageId": msg.message_id, "status": status, "label": msg.label, "createdMs": msg.created_ms,
+               "attempts": msg.attempts, "nextRetryMs": None}
         store = self.engine.store
-        changes: dict[bytes, bytes | None] = {msg.key: None}
-        kept = [k for k, _ in store.iterate(r.HISTORY + webhook_id.encode())]
-        for k in kept[:-r.HISTORY_KEPT]:
-            changes[k] = None
+        changes: dict[bytes, bytes | None] = {msg.key: None, r.history_key(webhook_id, msg.key): pack(rec)}
+        count = self._kept.get(webhook_id)
+        if count is None or count >= r.HISTORY_KEPT + HISTORY_SLACK:  # prune now and then, not each time
+            kept = [k for k, _ in store.iterate(r.HISTORY + webhook_id.encode())]
+            for k in kept[:-(r.HISTORY_KEPT - 1)]:
+                changes[k] = None
+            count = min(len(kept), r.HISTORY_KEPT - 1)
+        self._kept[webhook_id] = count + 1
         store.put_unversioned(changes)
         self.known.discard(msg.key)
         if status == "delivered":

@@ -10,7 +10,8 @@ Keys (namespace `wh/`):
                                          its messages are committed together); deleted (unversioned)
                                          once delivered or given up
     wh/h/<webhook id><seq u64><message id 16> -> HISTORY {messageId, status, attempts, ...}
-                                         unversioned; the newest HISTORY_KEPT per webhook are kept
+                                         unversioned; per webhook the newest HISTORY_KEPT are kept
+                                         (pruned every few deliveries, delivery.py)
 
 Webhooks and the secret are the account's, not the chain's: a snapshot revert leaves them alone
 (as it leaves the hosted service's). Outbox rows belong to their block: a revert that removes the

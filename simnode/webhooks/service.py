@@ -22,6 +22,7 @@ class NodeParts(Protocol):
     clock: Any
     config: Any
     genesis: Any
+    snapshots: Any
 
 
 def network_token(chain: Any) -> tuple[str, str, int] | None:
@@ -44,9 +45,15 @@ class WebhookService:
         self.engine = Webhooks(node.store, node.clock.now_ms, node.config.network_id, node.genesis.avax_asset_id,
                                network_token)
         self.feed = BlockFeed(node.indexer, self.engine)
+        if node.snapshots is not None:
+            node.snapshots.on_revert.append(self._reverted)
         if self.delivery is not None:
             self.delivery.attach(self.engine)
         return self.feed
+
+    def _reverted(self) -> None:
+        if self.delivery is not None:
+            self.delivery.resync()  # the revert may have taken undelivered messages away with their blocks
 
     def start(self) -> None:
         """Start delivering (on the running event loop)."""
