@@ -14,6 +14,9 @@ outbox order per webhook, on the node's event loop, never in a block's or a requ
   restart goes on counting.
 * A message of an inactive webhook waits until the webhook is active again; `paused` holds every
   delivery (the explorer's dev panel) until resumed.
+* It runs on an event loop of its own thread (service.py), so block building on the node's loop
+  does not hold deliveries up; what other threads call (wake, pause, attach, resync) is handed
+  to that loop.
 """
 
 from __future__ import annotations
@@ -78,7 +81,7 @@ class Deliverer:
 
     def start(self) -> None:
         self.engine.on_staged = self.wake
-        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=self.policy.attempt_timeout))
+        self._session = aiohttp.ClientSession()
         self._runner = self._loop.create_task(self._run())
         self.wake()
 
@@ -92,15 +95,18 @@ class Deliverer:
             await self._session.close()
 
     def attach(self, engine: Webhooks) -> None:
-        """Deliver from `engine` from now on (the node reopened its store: a reset)."""
+        """Deliver from `engine` from now on (the node reopened its store: a reset; any thread)."""
+        self.engine.on_staged = None
+        engine.on_staged = self.wake
+        self._loop.call_soon_threadsafe(self._attach, engine)
+
+    def _attach(self, engine: Webhooks) -> None:
         for t in self.tasks.values():
             t.cancel()
         self.tasks.clear()
         self.queues.clear()
         self.known.clear()
-        self.engine.on_staged = None
         self.engine = engine
-        engine.on_staged = self.wake
         self.resync()
 
     def wake(self) -> None:
@@ -110,7 +116,11 @@ class Deliverer:
         self._loop.call_soon_threadsafe(self._wake.set)
 
     def pause(self, on: bool) -> None:
+        """Hold (True) or resume (False) every delivery (any thread)."""
         self.paused = on
+        self._loop.call_soon_threadsafe(self._pause, on)
+
+    def _pause(self, on: bool) -> None:
         if on:
             self._resumed.clear()
         else:
@@ -205,7 +215,8 @@ class Deliverer:
         started = time.monotonic()
         at = int(time.time() * 1000)
         try:
-            async with self._session.post(webhook.url, data=msg.body, headers=headers) as resp:
+            timeout = aiohttp.ClientTimeout(total=self.policy.attempt_timeout)
+            async with self._session.post(webhook.url, data=msg.body, headers=headers, timeout=timeout) as resp:
                 await resp.read()
                 status: Any = resp.status
         except asyncio.TimeoutError:

@@ -43,9 +43,10 @@ class BlockView:
         self.new = new
         self.before, self.after = before, after
         self.scan_before, self.scan_after = scan_before, scan_after
-        block = next((unpack(v) for k, v in new.items() if k.startswith(self.sp.tb) and v is not None), None)
-        self.height = int.from_bytes(next(k for k in new if k.startswith(self.sp.tb))[len(self.sp.tb):], "big") \
-            if block is not None else 0
+        key, raw = next(((k, v) for k, v in new.items() if k.startswith(self.sp.tb) and v is not None),
+                        (self.sp.tb + bytes(8), None))
+        block = unpack(raw) if raw is not None else None
+        self.height = int.from_bytes(key[len(self.sp.tb):], "big")
         self.block_id: bytes = block[0] if block is not None else b""
         self.time: int = block[2] if block is not None else 0
 

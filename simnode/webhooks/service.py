@@ -1,9 +1,12 @@
 """WebhookService: the webhooks as the node holds them, in three calls from the composition root
-(open with the store, start with the event loop, stop) and what the routes and the explorer use:
-the engine (records, secret, matcher), the block feed the chains get, the delivery worker."""
+(open with the store, start, stop) and what the routes and the explorer use: the engine
+(records, secret, matcher), the block feed the chains get, the delivery worker (on its own
+thread's event loop)."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from typing import Any, Protocol
 
 from ..formats.ids import ZERO_ID
@@ -37,6 +40,8 @@ class WebhookService:
         self.engine: Webhooks | None = None
         self.feed: BlockFeed | None = None
         self.delivery: Deliverer | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
 
     def open(self) -> BlockIndexer:
         """(Re)open on the node's store; returns what the chains feed their accepted blocks to."""
@@ -56,12 +61,27 @@ class WebhookService:
             self.delivery.resync()  # the revert may have taken undelivered messages away with their blocks
 
     def start(self) -> None:
-        """Start delivering (on the running event loop)."""
-        assert self.engine is not None
-        self.delivery = Deliverer(self.engine, self.policy)
-        self.delivery.start()
+        """Start delivering, on an event loop of its own thread."""
+        engine = self.engine
+        assert engine is not None
+        loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=loop.run_forever, name="simnode-webhooks", daemon=True)
+        self._thread.start()
+        self._loop = loop
+
+        async def make() -> Deliverer:
+            delivery = Deliverer(engine, self.policy)
+            delivery.start()
+            return delivery
+        self.delivery = asyncio.run_coroutine_threadsafe(make(), loop).result(30)
 
     async def stop(self) -> None:
-        if self.delivery is not None:
-            await self.delivery.stop()
-            self.delivery = None
+        if self.delivery is None or self._loop is None:
+            return
+        loop, thread = self._loop, self._thread
+        await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self.delivery.stop(), loop))
+        self.delivery = self._loop = self._thread = None
+        loop.call_soon_threadsafe(loop.stop)
+        if thread is not None:
+            thread.join(10)
+        loop.close()
