@@ -192,8 +192,9 @@ class _TxBlock:
         for kind, frm, to, value, gas, used, depth, _failed in frames or ():
             if depth == 0:
                 continue
+            amount = int.from_bytes(value, "big") if isinstance(value, bytes) else value  # calltrace's big bytes
             out.append({"from": checksum(frm), "to": checksum(to), "internalTxType": FRAME_KINDS[kind],
-                        "value": str(int.from_bytes(value, "big") if isinstance(value, bytes) else value), "gasUsed": str(used), "gasLimit": str(gas), "transactionHash": hex0x(h)})
+                        "value": str(amount), "gasUsed": str(used), "gasLimit": str(gas), "transactionHash": hex0x(h)})
         return out
 
 

@@ -155,7 +155,8 @@ def test_evm_activity_delivered_once_each_and_validated_by_chainkit(tmp_path):
 def test_retries_after_500s_and_a_refused_connection_in_order():
     port = free_port()
     with Node.start_in_thread(node_config()) as h:
-        h.node.webhooks.delivery.policy = Policy(first_retry=0.05, max_retry_delay=0.2)  # the default's shape, faster
+        # the default policy's shape, faster
+        h.node.webhooks.delivery.policy = Policy(first_retry=0.05, max_retry_delay=0.2)
         w3 = Web3(Web3.HTTPProvider(h.url + "/ext/bc/C/rpc"))
         target = "0x00000000000000000000000000000000000000B1"
         hook = evm_hook(h, f"http://127.0.0.1:{port}/hook", [target])

@@ -46,9 +46,11 @@ def test_webhooks_page_test_event_and_pause(tmp_path):
         assert card.locator(".webhook-delivery[data-status=delivered]").count() == 1
         assert "200" in card.locator("ol.attempts").first.inner_text()
         card.locator("button.webhook-test").click()
-        page.wait_for_function("() => (document.getElementById('webhook-status') || {}).textContent?.includes('queued')")
+        page.wait_for_function(
+            "() => (document.getElementById('webhook-status') || {}).textContent?.includes('queued')")
         rx.wait(2)
-        page.wait_for_selector(f"section.webhook[data-webhook='{hook['id']}'] .webhook-delivery[data-status=delivered] >> nth=1")
+        delivered = f"section.webhook[data-webhook='{hook['id']}'] .webhook-delivery[data-status=delivered]"
+        page.wait_for_selector(delivered + " >> nth=1")
         # the dev panel pauses deliveries: a new tx waits, then goes out on resume
         page.click("#dev-toggle")
         page.locator("#dev-panel form[data-action=webhooks] button").click()
@@ -61,6 +63,6 @@ def test_webhooks_page_test_event_and_pause(tmp_path):
         page.locator("#dev-panel form[data-action=webhooks] button").click()
         page.wait_for_selector("#webhooks-state[data-paused=false]")
         rx.wait(3)
-        page.wait_for_selector(f"section.webhook[data-webhook='{hook['id']}'] .webhook-delivery[data-status=delivered] >> nth=2")
+        page.wait_for_selector(delivered + " >> nth=2")
         browser.close()
     assert not errors, errors

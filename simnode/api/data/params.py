@@ -70,7 +70,8 @@ def _spec(name: str, location: str, required: bool, schema: dict[str, Any], doc:
     if kind == "array":
         items = resolve_schema(schema.get("items", {}), doc)
         # a query's list is one comma-separated string; a body's is a JSON array its handler checks
-        kind, enum = (ENUM_LIST, tuple(items["enum"])) if "enum" in items else (ANY if location == "body" else STRING, ())
+        plain = ANY if location == "body" else STRING
+        kind, enum = (ENUM_LIST, tuple(items["enum"])) if "enum" in items else (plain, ())
     elif "enum" in schema:
         kind, enum = ENUM, tuple(schema["enum"])
     elif kind not in (STRING, INTEGER, NUMBER, BOOLEAN):
