@@ -19,6 +19,7 @@ import orjson
 
 from ..crypto.hashing import keccak256
 from ..index.evm.layout import ERC20, ERC721, FRAME_KINDS, space
+from ..index.keys import marker, u32
 from ..index.evm.rows import decode_tx, log_transfers
 from ..store import Batch, unpack
 from ..vms.evm import rlpcodec
@@ -67,12 +68,17 @@ def block_messages(chain: Any, row: dict, batch: Batch, match: EvmMatch,
     found: list[tuple[int, list[Webhook]]] = []
     log_base: list[int] = []
     logs_before = 0
+    # the index staged each tx's row in this batch already: its recipient is cheaper read there
+    # than decoded from the raw tx again (the block's number is the index marker it just set)
+    n8 = batch.changes.get(marker(chain.chain_id))
+    tx_rows = space(chain.chain_id).tx + n8 if n8 else None
     for i, raw in enumerate(row["txs"]):
         log_base.append(logs_before)
         receipt = row["rc"][i]
         logs_before += len(receipt[5])
         touched = {row["from"][i]}
-        to = decode_tx(raw)[3]
+        indexed = batch.changes.get(tx_rows + u32(i)) if tx_rows is not None else None
+        to = unpack(indexed)[4] if indexed is not None else decode_tx(raw)[3]
         touched.add(to or receipt[4] or b"")
         for lg in receipt[5]:
             for item in log_transfers(lg[1], lg[2]):
