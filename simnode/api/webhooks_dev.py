@@ -13,17 +13,22 @@ part of the hosted API):
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..rpc.jsonrpc import RPCError
-
-if TYPE_CHECKING:
-    from ..node import Node
+from ..webhooks.service import WebhookService
 
 RECENT = 20
 
 
-def methods(node: Node) -> dict[str, Callable[[dict[str, Any]], Any]]:
+class WebhookNode(Protocol):
+    """What these methods read of the node."""
+
+    webhooks: WebhookService
+    chains: dict[bytes, Any]
+
+
+def methods(node: WebhookNode) -> dict[str, Callable[[dict[str, Any]], Any]]:
     def parts() -> tuple[Any, Any]:
         service = node.webhooks
         if service.engine is None or service.delivery is None:
