@@ -163,20 +163,11 @@ def validator_events(view: BlockView, hooks: list[Webhook], emit: Emit) -> None:
     for w in hooks:
         md = w.metadata
         subs = set(md.get("subEvents", {}).get("validatorActivitySubEvents") or ())
-        by_node = md.get("keyType") == "nodeId"
-        key = md["keys"][0]
-
-        def mine(node: bytes, subnet: bytes) -> bool:
-            if by_node:
-                return node_id_to_str(node) == key and (not md.get("subnetIds")
-                                                        or id_to_str(subnet) in md["subnetIds"])
-            return id_to_str(subnet) == key and (not md.get("nodeIds") or node_id_to_str(node) in md["nodeIds"])
-
         for kind, table, tail in starts:
             sub = kind.decode()
             pos = tail[-10:]
             rec = unpack(view.after(table + pos))
-            if sub in subs and mine(rec["node"], rec["subnet"]):
+            if sub in subs and _watches_validator(md, rec["node"], rec["subnet"]):
                 event = {**view.base(sub), "txHash": id_to_str(rec["tx"]), "nodeId": node_id_to_str(rec["node"]),
                          "subnetId": id_to_str(rec["subnet"]), "weight": str(rec["w"]),
                          "startTimestamp": rec["start"], "endTimestamp": rec["end"]}
@@ -186,14 +177,14 @@ def validator_events(view: BlockView, hooks: list[Webhook], emit: Emit) -> None:
                 node, uid = tail[:20], tail[-32:]
                 sbi, skind = unpack(view.after(sp.rn + tail))
                 staker = unpack(view.after((sp.sv if skind == b"v" else sp.sd) + sbi))
-                if mine(node, staker["subnet"]):
+                if _watches_validator(md, node, staker["subnet"]):
                     event = {**reward_event(view, uid, []), "nodeId": node_id_to_str(node),
                              "subnetId": id_to_str(staker["subnet"])}
                     emit(w, message_id(w.id, view.chain_id, uid, "reward_distribution"), event,
                          f"reward_distribution {node_id_to_str(node)}")
         for vid, raw in l1:
             new = unpack(raw)
-            if not mine(new["node"], new["subnet"]):
+            if not _watches_validator(md, new["node"], new["subnet"]):
                 continue
             old_raw = view.before(sp.lv + vid)
             old = unpack(old_raw) if old_raw is not None else None
@@ -228,3 +219,12 @@ def l1_changes(old: dict[str, Any] | None, new: dict[str, Any], threshold: str |
 def primary_body(w: Webhook, mid: str, event: dict[str, Any]) -> bytes:
     event_type = PRIMARY_ADDRESS_ACTIVITY if w.event_type == PRIMARY_ADDRESS_ACTIVITY else VALIDATOR_ACTIVITY
     return orjson.dumps({"webhookId": w.id, "eventType": event_type, "messageId": mid, "event": event})
+
+
+def _watches_validator(md: dict[str, Any], node: bytes, subnet: bytes) -> bool:
+    """A validator_activity webhook's filter: its one key (a node ID or a subnet ID), narrowed by
+    the other kind's list when given."""
+    key = md["keys"][0]
+    if md.get("keyType") == "nodeId":
+        return node_id_to_str(node) == key and (not md.get("subnetIds") or id_to_str(subnet) in md["subnetIds"])
+    return id_to_str(subnet) == key and (not md.get("nodeIds") or node_id_to_str(node) in md["nodeIds"])

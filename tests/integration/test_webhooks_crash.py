@@ -10,7 +10,6 @@ import sys
 import time
 
 from eth_account import Account
-from web3 import Web3
 
 from simnode.formats.ids import id_from_str
 from simnode.webhooks.records import ADDRESS_ACTIVITY, message_id
