@@ -290,7 +290,7 @@ class ExportResult:
 
 
 def export_network(out_dir: Path, *, data_dir: Path | None = None, source_network_id: int = 12345,
-                   source_genesis: Path | None = None, nodes: int = DEFAULT_NODES,
+                   source_genesis: Path | None = None, source_seed: int = 0, nodes: int = DEFAULT_NODES,
                    network_id: int = DEFAULT_NETWORK_ID, start_time: int | None = None) -> ExportResult:
     from ..node import Node
 
@@ -301,6 +301,7 @@ def export_network(out_dir: Path, *, data_dir: Path | None = None, source_networ
         raise ExportError("--nodes must be 1..100")
     # a virtual clock at the epoch: opening the chains must not move them (no staker's end is due then)
     config = NodeConfig(data_dir=data_dir, network_id=source_network_id, genesis_file=source_genesis, index=False,
+                        seed=source_seed,
                         clock_mode="virtual", start_time_ms=0, log_level="WARN", relayer=False)
     db = config.resolved_data_dir() / "db"
     if not db.is_dir():
@@ -398,7 +399,8 @@ def _unnamed(e: EvmExport, chain: str) -> list[str]:
     out = []
     if e.unnamed_accounts:
         out.append(f"{e.unnamed_accounts} {chain} account(s) holding {e.unnamed_wei} wei whose address no block "
-                   "names (set with dev methods only)")
+                   "names (set with dev methods only, or the in-process relayer's when --source-seed is not the "
+                   "seed the node ran with)")
     if e.unnamed_slots:
         out.append(f"{e.unnamed_slots} {chain} storage slot(s) whose key no block names (set with dev methods only)")
     return out

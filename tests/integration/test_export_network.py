@@ -136,3 +136,21 @@ def _trie_keys(h, alias: str) -> list:
 
     chain = h.node.chain_by_alias(alias)
     return h.call(lambda: list(NodeIterator(HexaryTrie(chain.db, chain.state_root)).keys()))
+
+
+def test_the_relayer_account_is_named_by_the_seed_the_node_ran_with(tmp_path):
+    """simnode credits its in-process relayer's account (derived from the node's seed) in block 1 of
+    every EVM chain; no tx names it, so the export finds it only with the seed the node ran with."""
+    from simnode.scenario.export import export_network
+
+    data = tmp_path / "data"
+    with Node.start_in_thread(NodeConfig(http_port=0, data_dir=data, log_level="WARN", clock_mode="virtual",
+                                         seed=25)) as h:
+        run_on(h, {"network": {"seed": 25}, "accounts": {"alice": {"fund": {"C": "1 AVAX"}}}, "steps": []})
+    right = export_network(tmp_path / "right", data_dir=data, source_seed=25, nodes=1)
+    assert not [w for w in right.left_out if "C-Chain account" in w]
+    from simnode.icm.relayer_account import RELAYER_FUNDS, relayer_address
+    alloc = json.loads(right.genesis["cChainGenesis"])["alloc"]
+    assert int(alloc[relayer_address(25).hex()]["balance"], 16) == RELAYER_FUNDS
+    wrong = export_network(tmp_path / "wrong", data_dir=data, nodes=1)
+    assert [w for w in wrong.left_out if w.startswith(f"1 C-Chain account(s) holding {RELAYER_FUNDS} wei")]
