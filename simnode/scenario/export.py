@@ -43,6 +43,7 @@ from ..crypto import bls
 from ..crypto.hashing import keccak256, ripemd160, sha256
 from ..formats.address import format_address, hrp_for_network
 from ..formats.ids import ZERO_ID, id_to_str, node_id_to_str
+from ..vms.atomic import PREFIX as ATOMIC_PREFIX
 from .tomlout import toml_key_values
 
 DEFAULT_NETWORK_ID = 1337
@@ -272,6 +273,10 @@ def xp_balances(node: Any) -> Balances:
             skipped["P-Chain UTXO(s) of other assets, with several owners or a non-stakeable lock"] += 1
             continue
         out.p[o.owners.addresses[0]].append((o.amount, locktime))
+    in_flight = sum(1 for key, _ in store.iterate(ATOMIC_PREFIX) if key[len(ATOMIC_PREFIX) + 64:][:1] == b"u")
+    if in_flight:
+        skipped["UTXO(s) exported from one chain and not yet imported on the other (shared memory: a genesis has "
+                "none; import them before the export)"] += in_flight
     out.left_out = [f"{n} {what}" for what, n in sorted(skipped.items())]
     return out
 

@@ -154,3 +154,17 @@ def test_the_relayer_account_is_named_by_the_seed_the_node_ran_with(tmp_path):
     assert int(alloc[relayer_address(25).hex()]["balance"], 16) == RELAYER_FUNDS
     wrong = export_network(tmp_path / "wrong", data_dir=data, nodes=1)
     assert [w for w in wrong.left_out if w.startswith(f"1 C-Chain account(s) holding {RELAYER_FUNDS} wei")]
+
+
+def test_utxos_waiting_in_shared_memory_are_listed_as_not_carried(tmp_path):
+    from simnode.scenario.export import export_network
+
+    data = tmp_path / "data"
+    with Node.start_in_thread(NodeConfig(http_port=0, data_dir=data, log_level="WARN", clock_mode="virtual")) as h:
+        run_on(h, {"accounts": {"alice": {"fund": {"X": "10 AVAX"}}}, "steps": [
+            {"kind": "export", "from_chain": "X", "to_chain": "P", "from": "alice", "amount": "2 AVAX",
+             "import": False}]})
+    result = export_network(tmp_path / "out", data_dir=data, nodes=1)
+    assert "1 UTXO(s) exported from one chain and not yet imported on the other (shared memory: a genesis has none; " \
+           "import them before the export)" in result.left_out
+    assert "not yet imported" in (tmp_path / "out" / "README.md").read_text()
