@@ -77,19 +77,26 @@ def compare_evm(alloc: dict[str, Any], source: Transport, source_endpoint: str, 
 
 
 def _num(value: str) -> int | str:
-    """Quantities compare as numbers (0x0 = 0x00…0), code as its hex."""
+    """Quantities and slots compare as numbers (0x0 = 0x00…0), code as its hex."""
     text = value.lower()
-    return int(text, 16) if len(text) <= 66 else text
+    return int(text, 16) if 2 < len(text) <= 66 else text
 
 
-def compare_export(export_dir: Path, source: Transport, target: Transport, *, source_network_id: int = 12345,
-                   l1_chains: dict[str, tuple[str, str]] | None = None) -> Comparison:
-    """`l1_chains`: L1 folder name → (source blockchain ID, target blockchain ID)."""
-    out = Comparison()
+def compare_primary(export_dir: Path, source: Transport, target: Transport, *, source_network_id: int = 12345,
+                    out: Comparison | None = None) -> Comparison:
+    """X, P and C, read before anything is sent to the target (the L1s' recreation spends ewoq's P funds)."""
+    out = out or Comparison()
     compare_xp(export_dir, source, source_network_id, target, out)
     genesis = json.loads((export_dir / "genesis.json").read_text())
     compare_evm(json.loads(genesis["cChainGenesis"])["alloc"], source, "C", target, "C", "C", out)
-    for name, (src_chain, dst_chain) in sorted((l1_chains or {}).items()):
+    return out
+
+
+def compare_l1s(export_dir: Path, source: Transport, target: Transport, l1_chains: dict[str, tuple[str, str]],
+                out: Comparison | None = None) -> Comparison:
+    """`l1_chains`: L1 folder name → (source blockchain ID, target blockchain ID)."""
+    out = out or Comparison()
+    for name, (src_chain, dst_chain) in sorted(l1_chains.items()):
         alloc = json.loads((export_dir / "l1s" / name / "genesis.json").read_text())["alloc"]
         compare_evm(alloc, source, f"/ext/bc/{src_chain}/rpc", target, f"/ext/bc/{dst_chain}/rpc", f"L1 {name}", out)
     return out
@@ -101,4 +108,4 @@ def l1_validators(t: Transport, subnet_id: str) -> list[tuple[str, int, str]]:
     return sorted((v["nodeID"], int(v["weight"]), v.get("publicKey", "")) for v in vdrs)
 
 
-__all__ = ["Comparison", "compare_evm", "compare_export", "compare_xp", "l1_validators"]
+__all__ = ["Comparison", "compare_evm", "compare_l1s", "compare_primary", "compare_xp", "l1_validators"]

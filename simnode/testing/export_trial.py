@@ -30,7 +30,7 @@ from ..config import NodeConfig
 from ..formats.address import format_address, hrp_for_network
 from ..node import Node
 from ..scenario.accounts import Account, derive_key, parse_key
-from ..scenario.export_check import Comparison, compare_export, l1_validators
+from ..scenario.export_check import Comparison, compare_l1s, compare_primary, l1_validators
 from ..scenario.model import load_scenario
 from ..scenario.target import run_on_target
 from ..scenario.transport import HttpTransport, Transport
@@ -97,23 +97,29 @@ def recreate_l1s(export: Path, url: str) -> dict[str, tuple[str, str]]:
             for name in sorted(p.name for p in (export / "l1s").iterdir())}
 
 
-def boot(trial: Trial, net: RealNetwork, export: Path, timeout: float = 900) -> None:
-    """Steps 3 and 4. The caller stops the network (also when this raises)."""
+def boot(trial: Trial, net: RealNetwork, timeout: float = 900) -> None:
+    """Step 3. The caller stops the network (also when this raises)."""
     net.start()
     trial.boot_seconds = net.wait_healthy(timeout, ("P", "X", "C"))
+
+
+def recreate_and_track(trial: Trial, net: RealNetwork, source: Transport, timeout: float = 900) -> None:
+    """Step 4: the L1s made again on the real network, and the nodes restarted to track them."""
+    export = net.export_dir
     t0 = time.monotonic()
     made = recreate_l1s(export, net.nodes[0].url)
     trial.recreate_seconds = time.monotonic() - t0
-    if made:
-        for name, (_, chain) in made.items():
-            d = export / "l1s" / name
-            upgrade = d / "upgrade.json"
-            net.write_chain_config(chain, (d / "config.json").read_bytes(),
-                                   upgrade.read_bytes() if upgrade.is_file() else None)
-        net.restart(sorted({subnet for subnet, _ in made.values()}))
-        trial.restart_seconds = net.wait_healthy(timeout, ("P", "X", "C", *(c for _, c in made.values())))
-        for name, (subnet, chain) in made.items():
-            trial.l1s[name] = ("", subnet, chain)
+    if not made:
+        return
+    by_name = _source_l1_chains(source, list(made))
+    for name, (subnet, chain) in made.items():
+        trial.l1s[name] = (by_name.get(name, ""), subnet, chain)
+        d = export / "l1s" / name
+        upgrade = d / "upgrade.json"
+        net.write_chain_config(chain, (d / "config.json").read_bytes(),
+                               upgrade.read_bytes() if upgrade.is_file() else None)
+    net.restart(sorted({subnet for subnet, _ in made.values()}))
+    trial.restart_seconds = net.wait_healthy(timeout, ("P", "X", "C", *(c for _, c in made.values())))
 
 
 def _source_l1_chains(t: Transport, names: list[str]) -> dict[str, str]:
@@ -122,26 +128,21 @@ def _source_l1_chains(t: Transport, names: list[str]) -> dict[str, str]:
     return {name: by_name[name] for name in names if name in by_name}
 
 
-def compare_with_source(trial: Trial, export: Path, net: RealNetwork) -> None:
-    """Step 5: the source reopened (stopped again after) against every real node."""
-    config = NodeConfig(http_port=0, data_dir=trial.work / "source", log_level="WARN", clock_mode="virtual",
-                        relayer=False)
-    with Node.start_in_thread(config) as h:
-        source = HttpTransport(h.url)
-        by_name = _source_l1_chains(source, list(trial.l1s))
-        for name, (_, subnet, chain) in list(trial.l1s.items()):
-            trial.l1s[name] = (by_name.get(name, ""), subnet, chain)
-        for node in net.nodes:
-            target = HttpTransport(node.url)
-            trial.comparisons.append(compare_export(export, source, target, l1_chains={
-                name: (src, chain) for name, (src, _, chain) in trial.l1s.items()}))
-            target.close()
-        source.close()
-    genesis = json.loads((export / "genesis.json").read_text())
-    trial.l1_validators_exported = sorted((s["nodeID"], 100, s["signer"]["publicKey"])
-                                          for s in genesis["initialStakers"])
-    for _, subnet, _ in trial.l1s.values():
-        trial.l1_validators_real = l1_validators(HttpTransport(net.nodes[0].url), subnet)
+def _each_node(net: RealNetwork, fn: Any) -> list[Any]:
+    out = []
+    for node in net.nodes:
+        t = HttpTransport(node.url)
+        try:
+            out.append(fn(t))
+        finally:
+            t.close()
+    return out
+
+
+def source_node(trial: Trial) -> Any:
+    """The source reopened from its data dir (read only by these reads)."""
+    return Node.start_in_thread(NodeConfig(http_port=0, data_dir=trial.work / "source", log_level="WARN",
+                                           clock_mode="virtual", relayer=False))
 
 
 def new_txs(url: str, l1s: dict[str, tuple[str, str, str]], export: Path) -> None:
@@ -165,9 +166,13 @@ def _newcomer_bech32(chain: str, export: Path) -> str:
 
 
 def _a_contract(genesis: Path) -> str | None:
-    """The ERC-20 the source put on the L1: the alloc account with code and storage."""
+    """The ERC-20 the source put on the L1: the alloc account with code and storage that is not the
+    ICM messenger (which simnode places on every EVM chain)."""
+    from ..icm.messages import MESSENGER_ADDRESS
+
     alloc = json.loads(genesis.read_text())["alloc"]
-    found = [a for a, acct in sorted(alloc.items()) if acct.get("code") and acct.get("storage")]
+    found = [a for a, acct in sorted(alloc.items()) if acct.get("code") and acct.get("storage")
+             and bytes.fromhex(a.removeprefix("0x")) != MESSENGER_ADDRESS]
     return "0x" + found[0].removeprefix("0x") if found else None
 
 
@@ -236,27 +241,40 @@ def run_trial(work: Path, binaries: Binaries, *, nodes: int = 5, scenario: Path 
     trial = Trial(work)
     export = build_source(trial, nodes=nodes)
     log(f"source {trial.source_seconds:.1f}s, export {trial.export_seconds:.1f}s")
-    net = None
-    try:
-        net = RealNetwork.from_export(export, binaries, work / "real")
-        boot(trial, net, export)
-        log(f"{nodes} nodes healthy in {trial.boot_seconds:.1f}s; L1s recreated in {trial.recreate_seconds:.1f}s, "
-            f"healthy again after the restart in {trial.restart_seconds:.1f}s")
-        compare_with_source(trial, export, net)
-        log(f"compared {sum(c.total for c in trial.comparisons)} values, "
-            f"{sum(len(c.differences) for c in trial.comparisons)} differ")
-        new_txs(net.nodes[0].url, trial.l1s, export)
-        trial.new_txs = {n.name: read_new_txs(n.url, trial.l1s, export) for n in net.nodes}
-        trial.replay_exit, trial.replay_output, trial.replay_seconds = replay_on(net.nodes[0].url, scenario)
-        trial.replay_real = scenario_balances(net.nodes[0].url, scenario, net.network_id)
-        log(f"replay --target: exit {trial.replay_exit} in {trial.replay_seconds:.1f}s")
-    finally:
-        if net is not None:
+    net = RealNetwork.from_export(export, binaries, work / "real")
+    genesis = json.loads((export / "genesis.json").read_text())
+    trial.l1_validators_exported = sorted((s["nodeID"], 100, s["signer"]["publicKey"])
+                                          for s in genesis["initialStakers"])
+    with source_node(trial) as h:
+        source = HttpTransport(h.url)
+        try:
+            boot(trial, net)
+            log(f"{nodes} nodes healthy in {trial.boot_seconds:.1f}s")
+            trial.comparisons = _each_node(net, lambda t: compare_primary(export, source, t))
+            recreate_and_track(trial, net, source)
+            log(f"L1s recreated in {trial.recreate_seconds:.1f}s, healthy again after the restart in "
+                f"{trial.restart_seconds:.1f}s")
+            chains = {name: (src, chain) for name, (src, _, chain) in trial.l1s.items()}
+            for c, node in zip(trial.comparisons, net.nodes):
+                t = HttpTransport(node.url)
+                compare_l1s(export, source, t, chains, out=c)
+                t.close()
+            log(f"compared {sum(c.total for c in trial.comparisons)} values, "
+                f"{sum(len(c.differences) for c in trial.comparisons)} differ")
+            for _, subnet, _ in trial.l1s.values():
+                trial.l1_validators_real = _each_node(net, lambda t: l1_validators(t, subnet))[0]
+            new_txs(net.nodes[0].url, trial.l1s, export)
+            trial.new_txs = {n.name: read_new_txs(n.url, trial.l1s, export) for n in net.nodes}
+            trial.replay_exit, trial.replay_output, trial.replay_seconds = replay_on(net.nodes[0].url, scenario)
+            trial.replay_real = scenario_balances(net.nodes[0].url, scenario, net.network_id)
+            log(f"replay --target: exit {trial.replay_exit} in {trial.replay_seconds:.1f}s")
+        finally:
+            source.close()
             net.stop()
     on_exported_simnode(trial, export, scenario)
     return trial
 
 
-__all__ = ["NEWCOMER", "REPLAY_SCENARIO", "SOURCE_SCENARIO", "Trial", "boot", "build_source", "compare_with_source",
-           "new_txs", "on_exported_simnode", "read_new_txs", "recreate_l1s", "replay_on", "run_trial",
-           "scenario_balances"]
+__all__ = ["NEWCOMER", "REPLAY_SCENARIO", "SOURCE_SCENARIO", "Trial", "boot", "build_source", "new_txs",
+           "on_exported_simnode", "read_new_txs", "recreate_and_track", "recreate_l1s", "replay_on", "run_trial",
+           "scenario_balances", "source_node"]
