@@ -57,6 +57,9 @@ def main() -> int:
     same = t.l1_validators_real == t.l1_validators_exported == t.l1_validators_simnode
     print(f"L1 validators: {len(t.l1_validators_real)} on the real P-Chain; same as the export's nodes and as simnode "
           f"on the exported genesis: {same}")
+    for name, (was, real) in t.l1_managers.items():
+        print(f"L1 {name}: (isPermissioned, managerChainID, managerAddress) real {real}, source {was}: "
+              f"{'same' if was == real else 'DIFFERENT'}")
     reads = {repr(v) for v in t.new_txs.values()}
     print(f"new txs (C, X, P, L1) read alike on all nodes: {len(reads) == 1}: {next(iter(t.new_txs.values()), {})}")
     print(f"replay --target {args.scenario.name}: exit {t.replay_exit} in {t.replay_seconds:.1f}s")

@@ -30,7 +30,7 @@ from ..config import NodeConfig
 from ..formats.address import format_address, hrp_for_network
 from ..node import Node
 from ..scenario.accounts import Account, derive_key, parse_key
-from ..scenario.export_check import Comparison, compare_l1s, compare_primary, l1_validators
+from ..scenario.export_check import Comparison, compare_l1s, compare_primary, l1_manager, l1_validators
 from ..scenario.model import load_scenario
 from ..scenario.target import run_on_target
 from ..scenario.transport import HttpTransport, Transport
@@ -56,6 +56,7 @@ class Trial:
     l1_validators_real: list[tuple[str, int, str]] = field(default_factory=list)
     l1_validators_exported: list[tuple[str, int, str]] = field(default_factory=list)
     l1_validators_simnode: list[tuple[str, int, str]] = field(default_factory=list)
+    l1_managers: dict[str, tuple[tuple[bool, str, str], tuple[bool, str, str]]] = field(default_factory=dict)
     new_txs: dict[str, Any] = field(default_factory=dict)  # what each node read after the new txs
     replay_real: dict[str, Any] = field(default_factory=dict)
     replay_simnode: dict[str, Any] = field(default_factory=dict)
@@ -261,8 +262,14 @@ def run_trial(work: Path, binaries: Binaries, *, nodes: int = 5, scenario: Path 
                 t.close()
             log(f"compared {sum(c.total for c in trial.comparisons)} values, "
                 f"{sum(len(c.differences) for c in trial.comparisons)} differ")
-            for _, subnet, _ in trial.l1s.values():
+            for name, (src, subnet, chain) in trial.l1s.items():
                 trial.l1_validators_real = _each_node(net, lambda t: l1_validators(t, subnet))[0]
+                real = _each_node(net, lambda t: l1_manager(t, subnet))[0]
+                src_subnet = next(c["subnetID"] for c in source.call("P", "platform.getBlockchains", {})["blockchains"]
+                                  if c["id"] == src)
+                was = l1_manager(source, src_subnet)
+                # the same manager address, on the chain made again
+                trial.l1_managers[name] = (was[:1] + (chain,) + was[2:], real)
             new_txs(net.nodes[0].url, trial.l1s, export)
             trial.new_txs = {n.name: read_new_txs(n.url, trial.l1s, export) for n in net.nodes}
             trial.replay_exit, trial.replay_output, trial.replay_seconds = replay_on(net.nodes[0].url, scenario)

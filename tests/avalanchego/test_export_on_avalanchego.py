@@ -33,6 +33,8 @@ def test_the_l1_runs_again_validated_by_the_exported_nodes(trial):
     assert set(trial.l1s) == {"exportl1"}
     assert len(trial.l1_validators_real) == 5
     assert trial.l1_validators_real == trial.l1_validators_exported == trial.l1_validators_simnode
+    was, real = trial.l1_managers["exportl1"]
+    assert real == was and real[0] is False
 
 
 def test_new_txs_are_accepted_and_every_node_reads_them(trial):
