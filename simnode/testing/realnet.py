@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 # tmpnet's defaults for a network of nodes on one machine: quick peer discovery and health checks,
-# no free-disk-space refusal; a quiet log
+# no free-disk-space refusal, a file-descriptor limit under the usual hard limits; a quiet log
 NODE_FLAGS = (
     "--network-peer-list-pull-gossip-frequency=250ms", "--network-max-reconnect-delay=1s",
-    "--health-check-frequency=2s", "--system-tracker-disk-required-available-space-percentage=0",
+    "--health-check-frequency=2s", "--fd-limit=10000", "--system-tracker-disk-required-available-space-percentage=0",
     "--system-tracker-disk-warning-available-space-percentage=0", "--log-level=warn", "--log-display-level=warn",
 )
 # a small C-Chain: caches of a few MB instead of hundreds (five nodes share the machine)
