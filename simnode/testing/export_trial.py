@@ -216,7 +216,7 @@ def scenario_balances(url: str, scenario: Path, network_id: int) -> dict[str, An
 
 def replay_on(url: str, scenario: Path) -> tuple[int, str, float]:
     t0 = time.monotonic()
-    run = _simnode("replay", str(scenario), "--target", url, "--skip-unsupported", "--quiet")
+    run = _simnode("replay", str(scenario), "--target", url, "--skip-unsupported")
     return run.returncode, (run.stdout + run.stderr).strip(), time.monotonic() - t0
 
 
