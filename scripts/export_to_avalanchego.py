@@ -41,8 +41,9 @@ def main() -> int:
             shutil.rmtree(work, ignore_errors=True)
     print(f"\nsource scenario replayed in {t.source_seconds:.1f}s; export-network in {t.export_seconds:.1f}s")
     print(f"{args.nodes}-node boot (start to all healthy, P/X/C bootstrapped): {t.boot_seconds:.1f}s")
-    print(f"L1s recreated with replay --target in {t.recreate_seconds:.1f}s; restart tracking them, to all healthy: "
-          f"{t.restart_seconds:.1f}s")
+    print(f"L1s recreated with replay --target in {t.recreate_seconds:.1f}s; " + (
+        f"their chains NOT run: {t.l1_chain_skipped}" if t.l1_chain_skipped else
+        f"restart tracking them, to all healthy: {t.restart_seconds:.1f}s"))
     kinds: dict[str, int] = {}
     for c in t.comparisons:
         for kind, n in c.counts.items():

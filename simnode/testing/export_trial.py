@@ -52,6 +52,7 @@ class Trial:
     recreate_seconds: float = 0.0
     restart_seconds: float = 0.0
     l1s: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # name -> (source chain, subnet, chain)
+    l1_chain_skipped: str | None = None  # why the L1 chains could not run on the real nodes
     comparisons: list[Comparison] = field(default_factory=list)  # one per real node
     l1_validators_real: list[tuple[str, int, str]] = field(default_factory=list)
     l1_validators_exported: list[tuple[str, int, str]] = field(default_factory=list)
@@ -115,6 +116,10 @@ def recreate_and_track(trial: Trial, net: RealNetwork, source: Transport, timeou
     by_name = _source_l1_chains(source, list(made))
     for name, (subnet, chain) in made.items():
         trial.l1s[name] = (by_name.get(name, ""), subnet, chain)
+    trial.l1_chain_skipped = net.binaries.l1_problem
+    if trial.l1_chain_skipped:
+        return  # the P-Chain side is made; the chains themselves cannot run
+    for name, (subnet, chain) in made.items():
         d = export / "l1s" / name
         upgrade = d / "upgrade.json"
         net.write_chain_config(chain, (d / "config.json").read_bytes(),
@@ -220,7 +225,7 @@ def replay_on(url: str, scenario: Path) -> tuple[int, str, float]:
     return run.returncode, (run.stdout + run.stderr).strip(), time.monotonic() - t0
 
 
-def on_exported_simnode(trial: Trial, export: Path, scenario: Path) -> None:
+def on_exported_simnode(trial: Trial, export: Path, scenario: Path, with_l1_txs: bool = True) -> None:
     """Step 7's other side: simnode from the exported genesis (wall clock), the same sequence."""
     genesis = json.loads((export / "genesis.json").read_text())
     config = NodeConfig(http_port=0, ephemeral=True, log_level="ERROR", network_id=int(genesis["networkID"]),
@@ -230,7 +235,7 @@ def on_exported_simnode(trial: Trial, export: Path, scenario: Path) -> None:
         l1s = {name: ("", subnet, chain) for name, (subnet, chain) in made.items()}
         for _, subnet, _ in l1s.values():
             trial.l1_validators_simnode = l1_validators(HttpTransport(h.url), subnet)
-        new_txs(h.url, l1s, export)
+        new_txs(h.url, l1s if with_l1_txs else {}, export)
         code, output, _ = replay_on(h.url, scenario)
         if code:
             raise RuntimeError(f"the scenario failed on simnode from the exported genesis: {output}")
@@ -253,9 +258,12 @@ def run_trial(work: Path, binaries: Binaries, *, nodes: int = 5, scenario: Path 
             log(f"{nodes} nodes healthy in {trial.boot_seconds:.1f}s")
             trial.comparisons = _each_node(net, lambda t: compare_primary(export, source, t))
             recreate_and_track(trial, net, source)
-            log(f"L1s recreated in {trial.recreate_seconds:.1f}s, healthy again after the restart in "
-                f"{trial.restart_seconds:.1f}s")
-            chains = {name: (src, chain) for name, (src, _, chain) in trial.l1s.items()}
+            log(f"L1s recreated in {trial.recreate_seconds:.1f}s; " + (
+                f"their chains not run: {trial.l1_chain_skipped}" if trial.l1_chain_skipped
+                else f"healthy again after the restart in {trial.restart_seconds:.1f}s"))
+            chains = {} if trial.l1_chain_skipped else {name: (src, chain)
+                                                        for name, (src, _, chain) in trial.l1s.items()}
+            running = {} if trial.l1_chain_skipped else trial.l1s
             for c, node in zip(trial.comparisons, net.nodes):
                 t = HttpTransport(node.url)
                 compare_l1s(export, source, t, chains, out=c)
@@ -270,15 +278,15 @@ def run_trial(work: Path, binaries: Binaries, *, nodes: int = 5, scenario: Path 
                 was = l1_manager(source, src_subnet)
                 # the same manager address, on the chain made again
                 trial.l1_managers[name] = (was[:1] + (chain,) + was[2:], real)
-            new_txs(net.nodes[0].url, trial.l1s, export)
-            trial.new_txs = {n.name: read_new_txs(n.url, trial.l1s, export) for n in net.nodes}
+            new_txs(net.nodes[0].url, running, export)
+            trial.new_txs = {n.name: read_new_txs(n.url, running, export) for n in net.nodes}
             trial.replay_exit, trial.replay_output, trial.replay_seconds = replay_on(net.nodes[0].url, scenario)
             trial.replay_real = scenario_balances(net.nodes[0].url, scenario, net.network_id)
             log(f"replay --target: exit {trial.replay_exit} in {trial.replay_seconds:.1f}s")
         finally:
             source.close()
             net.stop()
-    on_exported_simnode(trial, export, scenario)
+    on_exported_simnode(trial, export, scenario, with_l1_txs=not trial.l1_chain_skipped)
     return trial
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -34,6 +35,11 @@ NODE_FLAGS = (
 C_CHAIN_CONFIG = {"trie-clean-cache": 32, "trie-dirty-cache": 32, "snapshot-cache": 32, "log-level": "warn"}
 
 
+# subnet-EVM's plugin runner raises its open-files limit to AvalancheGo's default and exits (before
+# its handshake: "vm process not found") when the hard limit is lower; it has no flag for it
+PLUGIN_FD_LIMIT = 32 * 1024
+
+
 class RealNetworkError(RuntimeError):
     pass
 
@@ -42,6 +48,17 @@ class RealNetworkError(RuntimeError):
 class Binaries:
     avalanchego: Path
     plugin_dir: Path | None
+
+    @property
+    def l1_problem(self) -> str | None:
+        """Why an L1 chain (subnet-EVM) cannot run on these nodes here, or None."""
+        if self.plugin_dir is None:
+            return "AVALANCHEGO_PLUGIN_DIR is not set (the subnet-EVM plugin)"
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        if hard != resource.RLIM_INFINITY and hard < PLUGIN_FD_LIMIT:
+            return (f"the subnet-EVM plugin exits at start where the hard open-files limit is under {PLUGIN_FD_LIMIT} "
+                    f"(here {hard}; raising it needs CAP_SYS_RESOURCE)")
+        return None
 
 
 def binaries_from_env() -> Binaries | str:
@@ -232,5 +249,5 @@ def _bootstrapped(url: str, chain: str) -> bool:
     return status == 200 and isinstance(body, dict) and (body.get("result") or {}).get("isBootstrapped") is True
 
 
-__all__ = ["Binaries", "C_CHAIN_CONFIG", "NODE_FLAGS", "RealNetwork", "RealNetworkError", "RealNode",
+__all__ = ["Binaries", "C_CHAIN_CONFIG", "NODE_FLAGS", "PLUGIN_FD_LIMIT", "RealNetwork", "RealNetworkError", "RealNode",
            "binaries_from_env", "free_ports"]
