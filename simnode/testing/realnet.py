@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..scenario.export import node_arguments
+
 # tmpnet's defaults for a network of nodes on one machine: quick peer discovery and health checks,
 # no free-disk-space refusal, a file-descriptor limit under the usual hard limits; a quiet log
 NODE_FLAGS = (
@@ -108,7 +110,7 @@ class RealNetwork:
     export_dir: Path
     binaries: Binaries
     work_dir: Path
-    network_id: int
+    genesis: dict[str, Any]
     nodes: list[RealNode] = field(default_factory=list)
     track_subnets: list[str] = field(default_factory=list)
 
@@ -118,9 +120,13 @@ class RealNetwork:
         ports = free_ports(2 * len(genesis["initialStakers"]))
         nodes = [RealNode(f"node-{k}", s["nodeID"], ports[2 * (k - 1)], ports[2 * k - 1], work_dir / f"node-{k}")
                  for k, s in enumerate(genesis["initialStakers"], start=1)]
-        net = cls(export_dir, binaries, work_dir, int(genesis["networkID"]), nodes)
+        net = cls(export_dir, binaries, work_dir, genesis, nodes)
         net.write_chain_config("C", json.dumps(C_CHAIN_CONFIG).encode())
         return net
+
+    @property
+    def network_id(self) -> int:
+        return int(self.genesis["networkID"])
 
     @property
     def chain_config_dir(self) -> Path:
@@ -134,19 +140,13 @@ class RealNetwork:
             (d / "upgrade.json").write_bytes(upgrade)
 
     def command(self, node: RealNode) -> list[str]:
-        keys = self.export_dir / "nodes" / node.name
-        first = self.nodes[0]
-        cmd = [str(self.binaries.avalanchego), f"--network-id={self.network_id}",
-               f"--genesis-file={self.export_dir / 'genesis.json'}",
-               f"--staking-tls-cert-file={keys / 'staker.crt'}", f"--staking-tls-key-file={keys / 'staker.key'}",
-               f"--staking-signer-key-file={keys / 'signer.key'}", f"--data-dir={node.home}",
-               "--http-host=127.0.0.1", f"--http-port={node.http_port}", "--staking-host=127.0.0.1",
-               f"--staking-port={node.staking_port}", "--public-ip=127.0.0.1",
-               f"--chain-config-dir={self.chain_config_dir}", *NODE_FLAGS]
-        if node is first:
-            cmd += ["--bootstrap-ips=", "--bootstrap-ids="]
-        else:
-            cmd += [f"--bootstrap-ips=127.0.0.1:{first.staking_port}", f"--bootstrap-ids={first.node_id}"]
+        """The export README's command line for the node, on its free ports and data dir, plus NODE_FLAGS."""
+        k = self.nodes.index(node)
+        cmd = [str(self.binaries.avalanchego),
+               *node_arguments(self.export_dir, self.genesis, k, http_port=node.http_port,
+                               staking_port=node.staking_port, beacon_port=self.nodes[0].staking_port,
+                               chain_config_dir=self.chain_config_dir, data_dir=node.home),
+               "--http-host=127.0.0.1", "--staking-host=127.0.0.1", *NODE_FLAGS]
         if self.binaries.plugin_dir is not None:
             cmd.append(f"--plugin-dir={self.binaries.plugin_dir}")
         if self.track_subnets:

@@ -97,6 +97,10 @@ def test_the_export_holds_the_network_and_keys_avalanchego_reads(exported, tmp_p
     for staker in stakers:
         assert staker["nodeID"] in readme
     assert "--staking-signer-key-file=" in readme and "--genesis-file=" in readme and "--network-id=1337" in readme
+    assert f"--data-dir={out.resolve()}/nodes/node-2 " in readme
+    # what AvalancheGo v1.14.2 needed beyond the flags, found by running the export on it
+    assert "add `--fd-limit=N`" in readme  # it refuses to start where the hard open-files limit is under 32768
+    assert "`srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy`, in their plugin dir" in readme
     assert "X-Chain UTXO(s) of assets other than AVAX" not in readme  # none made here
     assert (out / "l1s" / "exportl1" / "genesis.json").is_file() and (out / "l1s" / "exportl1" / "config.json").is_file()
     assert "kind = 'convert_to_l1'" in (out / "recreate-l1s.toml").read_text()
