@@ -56,8 +56,8 @@ def main() -> int:
     for d in diffs[:40]:
         print(f"  DIFF {d}")
     same = t.l1_validators_real == t.l1_validators_exported == t.l1_validators_simnode
-    print(f"L1 validators: {len(t.l1_validators_real)} on the real P-Chain; same as the export's nodes and as simnode "
-          f"on the exported genesis: {same}")
+    print(f"L1 validators: {len(t.l1_validators_real)} on the real P-Chain (all nodes alike: {t.l1_reads_agree}); "
+          f"same as the export's nodes and as simnode on the exported genesis: {same}")
     for name, (was, real) in t.l1_managers.items():
         print(f"L1 {name}: (isPermissioned, managerChainID, managerAddress) real {real}, source {was}: "
               f"{'same' if was == real else 'DIFFERENT'}")
@@ -71,7 +71,10 @@ def main() -> int:
           f"{len(differ)} differ")
     for k, (a, b) in differ.items():
         print(f"  {k}: real {a}, simnode {b} (off by {(a or 0) - (b or 0)})")
-    return 0 if not diffs and not differ and t.replay_exit == 0 else 1
+    managers_same = all(was == real for was, real in t.l1_managers.values())
+    ok = not diffs and not differ and t.replay_exit == 0 and same and t.l1_reads_agree and managers_same \
+        and len(reads) == 1
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

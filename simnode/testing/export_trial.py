@@ -58,6 +58,7 @@ class Trial:
     l1_validators_exported: list[tuple[str, int, str]] = field(default_factory=list)
     l1_validators_simnode: list[tuple[str, int, str]] = field(default_factory=list)
     l1_managers: dict[str, tuple[tuple[bool, str, str], tuple[bool, str, str]]] = field(default_factory=dict)
+    l1_reads_agree: bool = False  # every real node lists the same L1 validators and manager
     new_txs: dict[str, Any] = field(default_factory=dict)  # what each node read after the new txs
     replay_real: dict[str, Any] = field(default_factory=dict)
     replay_simnode: dict[str, Any] = field(default_factory=dict)
@@ -271,8 +272,10 @@ def run_trial(work: Path, binaries: Binaries, *, nodes: int = 5, scenario: Path 
             log(f"compared {sum(c.total for c in trial.comparisons)} values, "
                 f"{sum(len(c.differences) for c in trial.comparisons)} differ")
             for name, (src, subnet, chain) in trial.l1s.items():
-                trial.l1_validators_real = _each_node(net, lambda t: l1_validators(t, subnet))[0]
-                real = _each_node(net, lambda t: l1_manager(t, subnet))[0]
+                vdrs = _each_node(net, lambda t: l1_validators(t, subnet))
+                managers = _each_node(net, lambda t: l1_manager(t, subnet))
+                trial.l1_reads_agree = all(v == vdrs[0] for v in vdrs) and all(m == managers[0] for m in managers)
+                trial.l1_validators_real, real = vdrs[0], managers[0]
                 src_subnet = next(c["subnetID"] for c in source.call("P", "platform.getBlockchains", {})["blockchains"]
                                   if c["id"] == src)
                 was = l1_manager(source, src_subnet)

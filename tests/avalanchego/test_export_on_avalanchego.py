@@ -30,7 +30,7 @@ def test_every_carried_value_reads_the_same_on_every_real_node(trial):
 
 def test_the_l1_is_made_again_validated_by_the_exported_nodes(trial):
     assert set(trial.l1s) == {"exportl1"}
-    assert len(trial.l1_validators_real) == 5
+    assert len(trial.l1_validators_real) == 5 and trial.l1_reads_agree
     assert trial.l1_validators_real == trial.l1_validators_exported == trial.l1_validators_simnode
     was, real = trial.l1_managers["exportl1"]
     assert real == was and real[0] is False
