@@ -55,6 +55,9 @@ def main() -> int:
         print(f"  {kind}: {n}")
     for d in diffs[:40]:
         print(f"  DIFF {d}")
+    rule = sorted({a for c in t.comparisons for a in c.root_rule_accounts})
+    print(f"C-Chain accounts whose storage root on the real node (coreth's key rule) is not simnode's: {len(rule)} "
+          f"{rule}")
     same = t.l1_validators_real == t.l1_validators_exported == t.l1_validators_simnode
     print(f"L1 validators: {len(t.l1_validators_real)} on the real P-Chain (all nodes alike: {t.l1_reads_agree}); "
           f"same as the export's nodes and as simnode on the exported genesis: {same}")
@@ -62,18 +65,18 @@ def main() -> int:
         print(f"L1 {name}: (isPermissioned, managerChainID, managerAddress) real {real}, source {was}: "
               f"{'same' if was == real else 'DIFFERENT'}")
     reads = {repr(v) for v in t.new_txs.values()}
-    print(f"new txs (C, X, P, L1) read alike on all nodes: {len(reads) == 1}: {next(iter(t.new_txs.values()), {})}")
+    print(f"new txs read alike on all nodes: {len(reads) == 1}: {next(iter(t.new_txs.values()), {})}")
     print(f"replay --target {args.scenario.name}: exit {t.replay_exit} in {t.replay_seconds:.1f}s")
     print(t.replay_output)
     differ = {k: (t.replay_real.get(k), t.replay_simnode.get(k)) for k in sorted(set(t.replay_real) |
               set(t.replay_simnode)) if t.replay_real.get(k) != t.replay_simnode.get(k)}
     print(f"scenario balances, real vs simnode on the exported genesis: {len(t.replay_real)} compared, "
-          f"{len(differ)} differ")
+          f"{len(differ)} differ; all real nodes alike: {t.replay_nodes_agree}")
     for k, (a, b) in differ.items():
         print(f"  {k}: real {a}, simnode {b} (off by {(a or 0) - (b or 0)})")
     managers_same = all(was == real for was, real in t.l1_managers.values())
     ok = not diffs and not differ and t.replay_exit == 0 and same and t.l1_reads_agree and managers_same \
-        and len(reads) == 1
+        and len(reads) == 1 and t.replay_nodes_agree
     return 0 if ok else 1
 
 

@@ -5,7 +5,8 @@ simnode on the exported genesis), every balance the export carried is read on bo
 public APIs and compared: each allocation's AVAX on X (`avm.getBalance`) and on P
 (`platform.getBalance`: balance, unlocked, locked stakeable and not), each C-Chain alloc account's
 balance, nonce, code and every storage slot the alloc names (`eth_getBalance`,
-`eth_getTransactionCount`, `eth_getCode`, `eth_getStorageAt`), and the same for each L1 EVM chain
+`eth_getTransactionCount`, `eth_getCode`, `eth_getStorageAt`) and its storage root (`eth_getProof`,
+against the root of the alloc's slots: no other slot on either side), and the same for each L1 EVM chain
 (its blockchain ID differs: the L1 was created again). Addresses on X and P are the same bytes in
 each network's HRP.
 """
@@ -22,10 +23,32 @@ from ..formats.address import format_address, hrp_for_network, parse_address
 from .transport import Transport
 
 
+def storage_root(storage: dict[str, str], coreth_keys: bool = False) -> str:
+    """The storage trie root of an alloc's `storage`. With `coreth_keys`, as the real C-Chain keys it:
+    coreth's state-key hook (extstate.normalizeStateKey) clears the lowest bit of a slot key's first
+    byte (an odd first byte marks its multicoin balances), on every SLOAD/SSTORE and on the genesis."""
+    import rlp
+    from trie import HexaryTrie
+
+    from ..crypto.hashing import keccak256
+
+    t = HexaryTrie({})
+    for key, value in storage.items():
+        k = bytearray(bytes.fromhex(key.removeprefix("0x").rjust(64, "0")))
+        if coreth_keys:
+            k[0] &= 0xFE
+        v = int(value, 16)
+        if v:
+            t[keccak256(bytes(k))] = rlp.encode(v.to_bytes(32, "big").lstrip(b"\0"))
+    return "0x" + t.root_hash.hex()
+
+
 @dataclass(slots=True)
 class Comparison:
     counts: Counter[str] = field(default_factory=Counter)
     differences: list[str] = field(default_factory=list)
+    # C-Chain accounts whose storage root on simnode is not coreth's (simnode keys every slot as written)
+    root_rule_accounts: list[str] = field(default_factory=list)
 
     def check(self, kind: str, what: str, source: Any, target: Any) -> None:
         self.counts[kind] += 1
@@ -60,8 +83,8 @@ def compare_xp(export_dir: Path, source: Transport, source_network_id: int, targ
 
 
 def compare_evm(alloc: dict[str, Any], source: Transport, source_endpoint: str, target: Transport,
-                target_endpoint: str, label: str, out: Comparison) -> None:
-    """Each alloc account's balance, nonce, code and alloc'd storage slots at the latest block."""
+                target_endpoint: str, label: str, out: Comparison, coreth_keys: bool = False) -> None:
+    """Each alloc account's balance, nonce, code, storage root and alloc'd storage slots at the latest block."""
     for address, acct in alloc.items():
         a = "0x" + address.removeprefix("0x")
         for method, kind in (("eth_getBalance", "balances"), ("eth_getTransactionCount", "nonces"),
@@ -69,6 +92,16 @@ def compare_evm(alloc: dict[str, Any], source: Transport, source_endpoint: str, 
             out.check(f"{label} {kind}", f"{label} {method} {a}", _num(source.call(source_endpoint, method,
                                                                                  [a, "latest"])),
                       _num(target.call(target_endpoint, method, [a, "latest"])))
+        # the whole storage trie holds the alloc's slots and no other, on each side (each side's key rule)
+        storage = acct.get("storage") or {}
+        src_root = source.call(source_endpoint, "eth_getProof", [a, [], "latest"])["storageHash"]
+        dst_root = target.call(target_endpoint, "eth_getProof", [a, [], "latest"])["storageHash"]
+        out.check(f"{label} storage roots", f"{label} {a} storage root on the source", storage_root(storage),
+                  src_root)
+        expected = storage_root(storage, coreth_keys)
+        out.check(f"{label} storage roots", f"{label} {a} storage root on the target", expected, dst_root)
+        if coreth_keys and expected != src_root:
+            out.root_rule_accounts.append(a)
         for slot in acct.get("storage") or {}:
             params = [a, slot, "latest"]
             out.check(f"{label} storage slots", f"{label} {a} slot {slot}",
@@ -83,12 +116,13 @@ def _num(value: str) -> int | str:
 
 
 def compare_primary(export_dir: Path, source: Transport, target: Transport, *, source_network_id: int = 12345,
-                    out: Comparison | None = None) -> Comparison:
+                    coreth_keys: bool = True, out: Comparison | None = None) -> Comparison:
     """X, P and C, read before anything is sent to the target (the L1s' recreation spends ewoq's P funds)."""
     out = out or Comparison()
     compare_xp(export_dir, source, source_network_id, target, out)
     genesis = json.loads((export_dir / "genesis.json").read_text())
-    compare_evm(json.loads(genesis["cChainGenesis"])["alloc"], source, "C", target, "C", "C", out)
+    compare_evm(json.loads(genesis["cChainGenesis"])["alloc"], source, "C", target, "C", "C", out,
+                coreth_keys=coreth_keys)
     return out
 
 
@@ -114,4 +148,5 @@ def l1_manager(t: Transport, subnet_id: str) -> tuple[bool, str, str]:
     return bool(s["isPermissioned"]), s.get("managerChainID", ""), s.get("managerAddress", "").lower()
 
 
-__all__ = ["Comparison", "compare_evm", "compare_l1s", "compare_primary", "compare_xp", "l1_manager", "l1_validators"]
+__all__ = ["Comparison", "compare_evm", "compare_l1s", "compare_primary", "compare_xp", "l1_manager", "l1_validators",
+           "storage_root"]

@@ -62,6 +62,7 @@ class Trial:
     new_txs: dict[str, Any] = field(default_factory=dict)  # what each node read after the new txs
     replay_real: dict[str, Any] = field(default_factory=dict)
     replay_simnode: dict[str, Any] = field(default_factory=dict)
+    replay_nodes_agree: bool = False  # every real node ends with the same scenario balances
     replay_exit: int | None = None
     replay_output: str = ""
     replay_seconds: float = 0.0
@@ -202,6 +203,19 @@ def read_new_txs(url: str, l1s: dict[str, tuple[str, str, str]], export: Path) -
         t.close()
 
 
+def reads_settled(net: RealNetwork, read: Any, timeout: float = 60) -> dict[str, Any]:
+    """What each node reads once it has accepted what node-1 accepted (the others accept a moment
+    later), or what it reads after `timeout`."""
+    first = read(net.nodes[0].url)
+    out = {net.nodes[0].name: first}
+    for node in net.nodes[1:]:
+        deadline = time.monotonic() + timeout
+        while (value := read(node.url)) != first and time.monotonic() < deadline:
+            time.sleep(0.5)
+        out[node.name] = value
+    return out
+
+
 def scenario_balances(url: str, scenario: Path, network_id: int) -> dict[str, Any]:
     """The scenario's accounts' AVAX on C (wei), X and P (nAVAX)."""
     s = load_scenario(scenario)
@@ -282,9 +296,11 @@ def run_trial(work: Path, binaries: Binaries, *, nodes: int = 5, scenario: Path 
                 # the same manager address, on the chain made again
                 trial.l1_managers[name] = (was[:1] + (chain,) + was[2:], real)
             new_txs(net.nodes[0].url, running, export)
-            trial.new_txs = {n.name: read_new_txs(n.url, running, export) for n in net.nodes}
+            trial.new_txs = reads_settled(net, lambda url: read_new_txs(url, running, export))
             trial.replay_exit, trial.replay_output, trial.replay_seconds = replay_on(net.nodes[0].url, scenario)
-            trial.replay_real = scenario_balances(net.nodes[0].url, scenario, net.network_id)
+            ends = reads_settled(net, lambda url: scenario_balances(url, scenario, net.network_id))
+            trial.replay_real = ends[net.nodes[0].name]
+            trial.replay_nodes_agree = all(v == trial.replay_real for v in ends.values())
             log(f"replay --target: exit {trial.replay_exit} in {trial.replay_seconds:.1f}s")
         finally:
             source.close()
@@ -294,5 +310,5 @@ def run_trial(work: Path, binaries: Binaries, *, nodes: int = 5, scenario: Path 
 
 
 __all__ = ["NEWCOMER", "REPLAY_SCENARIO", "SOURCE_SCENARIO", "Trial", "boot", "build_source", "new_txs",
-           "on_exported_simnode", "read_new_txs", "recreate_and_track", "recreate_l1s", "replay_on", "run_trial",
-           "scenario_balances", "source_node"]
+           "on_exported_simnode", "read_new_txs", "reads_settled", "recreate_and_track", "recreate_l1s", "replay_on",
+           "run_trial", "scenario_balances", "source_node"]
