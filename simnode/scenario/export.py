@@ -488,7 +488,8 @@ def node_arguments(export_dir: Path, genesis: dict[str, Any], k: int, *, http_po
             f"--staking-signer-key-file={keys / 'signer.key'}", f"--data-dir={data_dir or keys}",
             f"--http-port={http_port}", f"--staking-port={staking_port}", "--public-ip=127.0.0.1"]
     if k:
-        args += [f"--bootstrap-ips=127.0.0.1:{beacon_port}", f"--bootstrap-ids={genesis['initialStakers'][0]['nodeID']}"]
+        beacon = genesis["initialStakers"][0]["nodeID"]
+        args += [f"--bootstrap-ips=127.0.0.1:{beacon_port}", f"--bootstrap-ids={beacon}"]
     else:
         args += ["--bootstrap-ips=", "--bootstrap-ids="]
     if chain_config_dir is not None:
@@ -530,4 +531,5 @@ def _readme(out: Path, genesis: dict[str, Any], members: list[ExportedNode], l1s
 
 
 __all__ = ["DEFAULT_NETWORK_ID", "DEFAULT_NODES", "ExportError", "ExportResult", "ExportedNode", "evm_alloc",
-           "export_network", "exported_nodes", "node_arguments", "node_id_of_certificate", "staking_certificate", "xp_balances"]
+           "export_network", "exported_nodes", "node_arguments", "node_id_of_certificate", "staking_certificate",
+           "xp_balances"]
