@@ -145,7 +145,7 @@ def l1_validators(t: Transport, subnet_id: str) -> list[tuple[str, int, str]]:
 def l1_manager(t: Transport, subnet_id: str) -> tuple[bool, str, str]:
     """(isPermissioned, managerChainID, managerAddress) of a subnet."""
     s = t.call("P", "platform.getSubnet", {"subnetID": subnet_id})
-    return bool(s["isPermissioned"]), s.get("managerChainID", ""), s.get("managerAddress", "").lower()
+    return bool(s["isPermissioned"]), s.get("managerChainID") or "", (s.get("managerAddress") or "").lower()
 
 
 __all__ = ["Comparison", "compare_evm", "compare_l1s", "compare_primary", "compare_xp", "l1_manager", "l1_validators",

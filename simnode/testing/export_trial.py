@@ -137,14 +137,15 @@ def _source_l1_chains(t: Transport, names: list[str]) -> dict[str, str]:
 
 
 def _each_node(net: RealNetwork, fn: Any) -> list[Any]:
-    out = []
-    for node in net.nodes:
-        t = HttpTransport(node.url)
-        try:
-            out.append(fn(t))
-        finally:
-            t.close()
-    return out
+    return [_on(node.url, fn) for node in net.nodes]
+
+
+def _on(url: str, fn: Any) -> Any:
+    t = HttpTransport(url)
+    try:
+        return fn(t)
+    finally:
+        t.close()
 
 
 def source_node(trial: Trial) -> Any:
@@ -286,10 +287,11 @@ def run_trial(work: Path, binaries: Binaries, *, nodes: int = 5, scenario: Path 
             log(f"compared {sum(c.total for c in trial.comparisons)} values, "
                 f"{sum(len(c.differences) for c in trial.comparisons)} differ")
             for name, (src, subnet, chain) in trial.l1s.items():
-                vdrs = _each_node(net, lambda t: l1_validators(t, subnet))
-                managers = _each_node(net, lambda t: l1_manager(t, subnet))
-                trial.l1_reads_agree = all(v == vdrs[0] for v in vdrs) and all(m == managers[0] for m in managers)
-                trial.l1_validators_real, real = vdrs[0], managers[0]
+                reads = reads_settled(net, lambda url: _on(url, lambda t: (l1_validators(t, subnet),
+                                                                            l1_manager(t, subnet))))
+                first = reads[net.nodes[0].name]
+                trial.l1_reads_agree = all(r == first for r in reads.values())
+                trial.l1_validators_real, real = first
                 src_subnet = next(c["subnetID"] for c in source.call("P", "platform.getBlockchains", {})["blockchains"]
                                   if c["id"] == src)
                 was = l1_manager(source, src_subnet)
