@@ -134,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the network ID the data dir was created with (default 12345)")
     export.add_argument("--source-genesis", type=Path, default=None,
                         help="the genesis file the data dir was created with, if any")
+    export.add_argument("--source-seed", type=int, default=0,
+                        help="the seed the node ran with (`run --seed`, a scenario's [network] seed; default 0): "
+                             "it names the in-process relayer's account")
     reindex = sub.add_parser("reindex", help="rebuild every index row from the chains' blocks (node stopped)")
     reindex.add_argument("--data-dir", type=Path, default=None,
                          help="database folder (default ~/.simnode/network-<id>)")
@@ -391,7 +394,8 @@ def export_command(args: argparse.Namespace) -> int:
 
     try:
         result = export_network(args.dir, data_dir=args.data_dir, source_network_id=args.source_network_id,
-                                source_genesis=args.source_genesis, nodes=args.nodes, network_id=args.network_id)
+                                source_genesis=args.source_genesis, source_seed=args.source_seed, nodes=args.nodes,
+                                network_id=args.network_id)
     except (ExportError, NodeError, GenesisError) as exc:
         print(f"simnode: {exc}", file=sys.stderr)
         return 1
