@@ -121,7 +121,7 @@ def recreate_and_track(trial: Trial, net: RealNetwork, source: Transport, timeou
     trial.l1_chain_skipped = net.binaries.l1_problem
     if trial.l1_chain_skipped:
         return  # the P-Chain side is made; the chains themselves cannot run
-    for name, (subnet, chain) in made.items():
+    for name, (_subnet, chain) in made.items():
         d = export / "l1s" / name
         upgrade = d / "upgrade.json"
         net.write_chain_config(chain, (d / "config.json").read_bytes(),
@@ -287,8 +287,10 @@ def run_trial(work: Path, binaries: Binaries, *, nodes: int = 5, scenario: Path 
             log(f"compared {sum(c.total for c in trial.comparisons)} values, "
                 f"{sum(len(c.differences) for c in trial.comparisons)} differ")
             for name, (src, subnet, chain) in trial.l1s.items():
-                reads = reads_settled(net, lambda url: _on(url, lambda t: (l1_validators(t, subnet),
-                                                                            l1_manager(t, subnet))))
+                def l1_side(t: HttpTransport, subnet: str = subnet) -> tuple[Any, Any]:
+                    return l1_validators(t, subnet), l1_manager(t, subnet)
+
+                reads = reads_settled(net, lambda url: _on(url, l1_side))
                 first = reads[net.nodes[0].name]
                 trial.l1_reads_agree = all(r == first for r in reads.values())
                 trial.l1_validators_real, real = first
