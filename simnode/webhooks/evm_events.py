@@ -84,9 +84,9 @@ def block_messages(chain: Any, row: dict, batch: Batch, match: EvmMatch,
             for item in log_transfers(lg[1], lg[2]):
                 touched.add(item[1])
                 touched.add(item[2])
-        hooks = {w.id: w for a in touched for w in by_address.get(a, ())}
-        if hooks:
-            found.append((i, sorted(hooks.values(), key=lambda w: w.id)))
+        matched = {w.id: w for a in touched for w in by_address.get(a, ())}
+        if matched:
+            found.append((i, sorted(matched.values(), key=lambda w: w.id)))
     if not found:
         return []
     tx_block = _TxBlock(chain, row, batch, network_token)
@@ -222,7 +222,7 @@ def latest_tx_message(chain: Any, batch: Batch, w: Webhook, msg_id: str,
         i = len(row["txs"]) - 1
         logs_before = sum(len(rc[5]) for rc in row["rc"][:i])
         tx_block = _TxBlock(chain, row, batch, network_token)
-        event = {"transaction": tx_block.transaction(i, logs_before, bool(w.include_internal_txs))}
+        event: dict[str, Any] = {"transaction": tx_block.transaction(i, logs_before, bool(w.include_internal_txs))}
         if w.include_logs:
             event["logs"] = [tx_block.log(lg, i, logs_before + n) for n, lg in enumerate(row["rc"][i][5])]
         return orjson.dumps({"webhookId": w.id, "eventType": ADDRESS_ACTIVITY, "messageId": msg_id, "event": event})
