@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from trie.exceptions import MissingTrieNode
 
 from ...crypto.hashing import keccak256
+from .db import StoreKV
 from .rlpcodec import decode, encode
 
 Node = list  # a decoded trie node (see the module docstring)
@@ -36,23 +37,41 @@ _NIBBLE = {c: i for i, c in enumerate(HEX)}
 # ------------------------------------------------------------------------------------ node reads
 
 # Decoded nodes by hash, shared with speedups.cached_get_node. Nodes are content-addressed, so a
-# hash always decodes to the same node; entries are shared, never mutated.
+# hash always decodes to the same node; entries are shared, never mutated. Each chain's store
+# (StoreKV) holds its own cache, found under py-evm's db wrappers: a node never reads another
+# node's trie nodes (which would hide a node missing from its own db, a fork's upstream read).
 _CACHE_LIMIT = 10_000
-_node_cache: dict[bytes, Node] = {}
 
 
-def _remember(node_hash: bytes, node: Node) -> None:
-    if len(_node_cache) >= _CACHE_LIMIT:
-        _node_cache.clear()
-    _node_cache[node_hash] = node
+def node_cache_of(db: object) -> dict[bytes, Node] | None:
+    """The decoded-node cache of the StoreKV under py-evm's wrappers of it (each keeps the db it
+    wraps as `wrapped_db`); None for any other db (a plain dict: nothing is cached)."""
+    while type(db) is not StoreKV:
+        db = getattr(db, "wrapped_db", None)
+        if db is None:
+            return None
+    return db.decoded_nodes
+
+
+def _remember(db: object, node_hash: bytes, node: Node) -> None:
+    cache = node_cache_of(db)
+    if cache is not None:
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[node_hash] = node
 
 
 def read_node(db: Mapping[bytes, bytes], node_hash: bytes) -> Node:
     """The decoded node stored under `node_hash` (shared: the caller must not mutate it)."""
-    node = _node_cache.get(node_hash)
+    cache = node_cache_of(db)
+    if cache is None:
+        return decode(db[node_hash])
+    node = cache.get(node_hash)
     if node is None:
         node = decode(db[node_hash])
-        _remember(node_hash, node)
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[node_hash] = node
     return node
 
 
@@ -113,7 +132,7 @@ def _ref(db: MutableMapping[bytes, bytes], node: Node) -> Ref:
         return node
     h = keccak256(enc)
     db[h] = enc
-    _remember(h, node)
+    _remember(db, h, node)
     return h
 
 
@@ -253,5 +272,5 @@ def commit_updates(db: MutableMapping[bytes, bytes], root_hash: bytes,
     enc = encode(new_root)  # the root is stored under its hash even when shorter than 32 bytes
     h = keccak256(enc)
     db[h] = enc
-    _remember(h, new_root)
+    _remember(db, h, new_root)
     return h
