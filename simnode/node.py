@@ -20,7 +20,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import logs
+from . import logs, patches
 from .api import admin as admin_api
 from .api import info as info_api
 from .api import reset as reset_rpc
@@ -55,8 +55,15 @@ _GENESIS_TIME_KEY = META + b"genesis-time"
 DEFAULT_ENDPOINT_ALIASES = {"X": "bc/X", "avm": "bc/X", "P": "bc/P", "platform": "bc/P"}
 
 
+def _load_deferred(spec: DeferredChain) -> Any:
+    """A deferred chain's factory, its VM imported with simnode's changes to py-evm made first."""
+    patches.install()
+    return spec.load()
+
+
 class Node:
     def __init__(self, config: NodeConfig | None = None) -> None:
+        patches.install(evm=False)  # py-evm's: when its chains load (_load_deferred)
         self.config = config or NodeConfig()
         self.genesis: Genesis = (
             load_genesis(self.config.genesis_file) if self.config.genesis_file
@@ -261,7 +268,7 @@ class Node:
         self._build_chains()
         while self._deferred:
             spec = self._deferred.pop(0)
-            chain = spec.load()(self.chain_context(spec.chain_id))
+            chain = _load_deferred(spec)(self.chain_context(spec.chain_id))
             self.chain_endpoints(chain)
             self.chains[spec.chain_id] = chain
         platform = self.chains[ZERO_ID]
@@ -359,7 +366,7 @@ class Node:
         try:
             while self._deferred:
                 spec = self._deferred.pop(0)
-                factory = await loop.run_in_executor(None, spec.load)
+                factory = await loop.run_in_executor(None, _load_deferred, spec)
                 chain = factory(self.chain_context(spec.chain_id))
                 self.chain_endpoints(chain)  # ready before the chain answers, not on its first request
                 self.chains[spec.chain_id] = chain
@@ -376,7 +383,7 @@ class Node:
         self._build_chains()
         while self._deferred:
             spec = self._deferred.pop(0)
-            self.chains[spec.chain_id] = spec.load()(self.chain_context(spec.chain_id))
+            self.chains[spec.chain_id] = _load_deferred(spec)(self.chain_context(spec.chain_id))
         self.chain_manager.attach()
         self.chain_manager.sync()
 

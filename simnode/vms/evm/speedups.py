@@ -1,6 +1,6 @@
 """Behaviour-preserving speed-ups for py-trie and py-evm's state commit.
 
-Applied once when the EVM package loads (`apply`):
+Put in place of py-trie's by simnode/patches.py when a node starts:
 * `bytes_to_nibbles` through bytes.hex() and a lookup table (the generator version is one of
   the top costs of every account/storage access);
 * `get_node_type` / `extract_key` read a node key's hex-prefix flag directly (py-trie decodes the
@@ -12,9 +12,6 @@ Applied once when the EVM package loads (`apply`):
   copying them (a read changes no node) or py-trie's generic traversal; any case off the
   common path (a missing node, a key ending inside an extension, a node py-trie would reject)
   goes to py-trie's own get, which answers or raises as before.
-
-* fast_interpreter: py-evm's opcode loop, jump-destination checks, stack and memory helpers
-  without their per-opcode overheads.
 
 Used by rules.FastAccountDB:
 * `batched_make_state_root`: py-evm's AccountDB.make_state_root, but the account trie and each
@@ -40,7 +37,6 @@ from trie.constants import (BLANK_NODE, BLANK_NODE_HASH, NODE_TYPE_BLANK, NODE_T
 from trie.exceptions import MissingTrieNode
 
 from ...crypto.hashing import keccak256
-from . import fast_interpreter
 from .trie_commit import commit_updates, read_node
 
 _HEX = {c: int(c, 16) for c in "0123456789abcdef"}
@@ -186,20 +182,3 @@ def batched_make_state_root(self: AccountDB) -> bytes:
     self._trie_cache.reset_cache()
     return self.state_root
 
-
-_applied = False
-
-
-def apply() -> None:
-    global _applied
-    if _applied:
-        return
-    _applied = True
-    _nibbles.bytes_to_nibbles = fast_bytes_to_nibbles
-    _hexary.bytes_to_nibbles = fast_bytes_to_nibbles
-    _iter.bytes_to_nibbles = fast_bytes_to_nibbles
-    _hexary.HexaryTrie.get_node = cached_get_node
-    _hexary.HexaryTrie.get = fast_get
-    _nodes.get_node_type = _hexary.get_node_type = fast_get_node_type
-    _nodes.extract_key = _hexary.extract_key = fast_extract_key
-    fast_interpreter.apply()
