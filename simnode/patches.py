@@ -27,6 +27,7 @@ import atexit
 import dataclasses
 import importlib.metadata
 import os
+import re
 import sys
 import threading
 import warnings
@@ -56,17 +57,20 @@ def pinned_releases_installed() -> bool:
     """Whether the installed py-evm, trie and eth-hash are the releases simnode pins (its
     installed metadata: pyproject.toml's dependencies)."""
     try:
-        pins = dict(_pin(requirement) for requirement in importlib.metadata.requires("simnode") or ())
+        pins = dict(pin for pin in map(_pin, importlib.metadata.requires("simnode") or ()) if pin)
         return all(importlib.metadata.version(name) == pins.get(name) for name in PATCHED)
     except importlib.metadata.PackageNotFoundError:
         return False
 
 
-def _pin(requirement: str) -> tuple[str, str | None]:
-    """"py-evm==0.12.1b1" -> ("py-evm", "0.12.1b1"); "eth-hash[pysha3]==0.8.0" -> ("eth-hash",
-    "0.8.0"); a requirement without an exact pin gives None."""
-    name, _, version = requirement.partition(";")[0].partition("==")
-    return name.split("[")[0].strip().lower(), version.strip() or None
+_EXACT_PIN = re.compile(r"\s*([A-Za-z0-9._-]+)\s*(?:\[[^\]]*\])?\s*==\s*([^\s;,]+)\s*(?:;.*)?")
+
+
+def _pin(requirement: str) -> tuple[str, str] | None:
+    """"py-evm==0.12.1b1" -> ("py-evm", "0.12.1b1"), "eth-hash[pysha3]==0.8.0" -> ("eth-hash",
+    "0.8.0"); None for a requirement that is not an exact pin."""
+    match = _EXACT_PIN.fullmatch(requirement)
+    return (match.group(1).lower(), match.group(2)) if match else None
 
 
 def install(evm: bool = True) -> None:
