@@ -11,7 +11,6 @@ import functools
 import logging
 import shutil
 import socket
-import sys
 import tempfile
 import threading
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from .vms.chain import BlockBuilding, Chain, ChainContext
 from .vms.platform import service as platform_service
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 from .signing.aggregator import Aggregator
+from .startup import load_deferred, short_switch_interval
 from .icm.relayer_account import RELAYER_FUNDS, relayer_address
 from .signing.signer import PlatformValidators, WarpSigner
 from .warp.keystore import Keystore
@@ -55,15 +55,9 @@ _GENESIS_TIME_KEY = META + b"genesis-time"
 DEFAULT_ENDPOINT_ALIASES = {"X": "bc/X", "avm": "bc/X", "P": "bc/P", "platform": "bc/P"}
 
 
-def _load_deferred(spec: DeferredChain) -> Any:
-    """A deferred chain's factory, its VM imported with simnode's changes to py-evm made first."""
-    patches.install()
-    return spec.load()
-
-
 class Node:
     def __init__(self, config: NodeConfig | None = None) -> None:
-        patches.install(evm=False)  # py-evm's: when its chains load (_load_deferred)
+        patches.install(evm=False)  # py-evm's: when its chains load (load_deferred)
         self.config = config or NodeConfig()
         self.genesis: Genesis = (
             load_genesis(self.config.genesis_file) if self.config.genesis_file
@@ -268,7 +262,7 @@ class Node:
         self._build_chains()
         while self._deferred:
             spec = self._deferred.pop(0)
-            chain = _load_deferred(spec)(self.chain_context(spec.chain_id))
+            chain = load_deferred(spec)(self.chain_context(spec.chain_id))
             self.chain_endpoints(chain)
             self.chains[spec.chain_id] = chain
         platform = self.chains[ZERO_ID]
@@ -361,18 +355,14 @@ class Node:
     async def _build_deferred_chains(self) -> None:
         loop = asyncio.get_running_loop()
         # While the import thread runs, hand the GIL back to the serving loop often.
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(0.0005)
-        try:
+        with short_switch_interval():
             while self._deferred:
                 spec = self._deferred.pop(0)
-                factory = await loop.run_in_executor(None, _load_deferred, spec)
+                factory = await loop.run_in_executor(None, load_deferred, spec)
                 chain = factory(self.chain_context(spec.chain_id))
                 self.chain_endpoints(chain)  # ready before the chain answers, not on its first request
                 self.chains[spec.chain_id] = chain
                 self._sign_for(chain)
-        finally:
-            sys.setswitchinterval(interval)
 
     def open_offline(self) -> None:
         """Open the store and every chain without serving anything (simnode reindex); stop()
@@ -383,7 +373,7 @@ class Node:
         self._build_chains()
         while self._deferred:
             spec = self._deferred.pop(0)
-            self.chains[spec.chain_id] = _load_deferred(spec)(self.chain_context(spec.chain_id))
+            self.chains[spec.chain_id] = load_deferred(spec)(self.chain_context(spec.chain_id))
         self.chain_manager.attach()
         self.chain_manager.sync()
 
