@@ -80,4 +80,3 @@ def save() -> None:
             os.unlink(tmp)
         except OSError:
             pass
-

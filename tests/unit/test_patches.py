@@ -20,7 +20,8 @@ LIBRARY_FUNCTIONS = [
     ("trie.iter", "", "bytes_to_nibbles"), ("trie.hexary", "HexaryTrie", "get_node"),
     ("trie.hexary", "HexaryTrie", "get"), ("trie.utils.nodes", "", "get_node_type"),
     ("trie.hexary", "", "get_node_type"), ("trie.utils.nodes", "", "extract_key"), ("trie.hexary", "", "extract_key"),
-    ("eth.vm.code_stream", "CodeStream", "is_valid_opcode"), ("eth.vm.computation", "BaseComputation", "apply_computation"),
+    ("eth.vm.code_stream", "CodeStream", "is_valid_opcode"),
+    ("eth.vm.computation", "BaseComputation", "apply_computation"),
     ("eth.vm.stack", "Stack", "pop_ints"), ("eth.vm.stack", "Stack", "pop1_int"), ("eth.vm.stack", "Stack", "push_int"),
     ("eth.vm.computation", "BaseComputation", "extend_memory"),
 ]
@@ -85,7 +86,7 @@ def test_a_pytest_session_using_no_simnode_fixture_finds_everything_untouched(tm
 
 def test_install_makes_every_change_and_uninstall_undoes_it(tmp_path: Path) -> None:
     code = FOREIGN + textwrap.dedent("""
-        import atexit, dataclasses, json, os, sys
+        import dataclasses, json, os, sys
         env, modules = dict(os.environ), set(sys.modules)
         from simnode import dataclass_code, patches
         patches.install()
@@ -93,13 +94,13 @@ def test_install_makes_every_change_and_uninstall_undoes_it(tmp_path: Path) -> N
         installed = {"exec": vars(dataclasses).get("exec") is dataclass_code.kept_exec,
                      "stand_ins": sorted(m for m in sys.modules if m.startswith("eth.precompiles.")
                                  and (sys.modules[m].__doc__ or "").startswith("Stand-in")),
-                     "foreign": len(foreign()), "keccak": type(keccak._backend).__name__, "installed": patches.installed(),
-                     "env": dict(os.environ) == env}
+                     "foreign": len(foreign()), "keccak": type(keccak._backend).__name__,
+                     "installed": patches.installed(), "env": dict(os.environ) == env}
         patches.uninstall()
         import eth.precompiles.ecadd
         after = {"exec": "exec" in vars(dataclasses), "foreign": foreign(), "keccak": type(keccak._backend).__name__,
-                 "installed": patches.installed(), "ecadd": getattr(sys.modules["eth.precompiles.ecadd"], "__file__", None),
-                 "env": dict(os.environ) == env}
+                 "installed": patches.installed(), "env": dict(os.environ) == env,
+                 "ecadd": getattr(sys.modules["eth.precompiles.ecadd"], "__file__", None)}
         print(json.dumps({"installed": installed, "after": after}))
     """)
     out = subprocess.run([sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=300,
@@ -124,8 +125,10 @@ def test_other_releases_than_the_pinned_ones_are_left_alone() -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             patches.install()
-        print(json.dumps({"warned": [str(w.message) for w in caught], "foreign": foreign(),
-                          "stand_ins": (sys.modules["eth.precompiles.ecadd"].__doc__ or "").startswith("Stand-in"), "pinned": patches.pinned_releases_installed()}))
+        replaced = foreign()  # imports py-evm
+        print(json.dumps({"warned": [str(w.message) for w in caught], "foreign": replaced,
+                          "stand_ins": (sys.modules["eth.precompiles.ecadd"].__doc__ or "").startswith("Stand-in"),
+                          "pinned": patches.pinned_releases_installed()}))
     """)
     out = subprocess.run([sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=300,
                          check=True).stdout

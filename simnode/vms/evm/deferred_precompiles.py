@@ -5,9 +5,9 @@ compute tables at import time: BLS12-381 about 0.2 s (the Prague precompiles 0x0
 runs Cancun and never calls them) and alt_bn128 about 20 ms (ECADD, ECMUL and ECPAIRING at
 0x06-0x08, which a contract may call). Together that was a quarter of a cold start.
 
-`stand_in_modules()` makes stand-ins for those py-evm modules, which simnode/patches.py puts into
-`sys.modules` before anything imports py-evm. A stand-in precompile takes gas options the way py-evm's
-curried ones do (forks bind their gas prices at import: `ecadd(gas_cost=...)`); on its first call
+`stand_in_modules()` makes stand-ins for those py-evm modules, which simnode/patches.py puts
+into `sys.modules` before anything imports py-evm. A stand-in precompile takes gas options the way
+py-evm's curried ones do (forks bind their gas prices at import: `ecadd(gas_cost=...)`); on its first call
 it runs the real module and calls the real function, so output, gas and errors are py-evm's own.
 The stand-ins' names are those of the pinned py-evm release (tests compare them, and their
 results, with the real modules). Only the standard library is imported here.
@@ -75,7 +75,6 @@ def _stand_in_module(name: str, functions: dict[str, tuple[str, ...]], path: lis
         for function in names:
             setattr(module, function, _stand_in(source, function))
     return module
-
 
 
 def stand_in_modules() -> dict[str, ModuleType]:

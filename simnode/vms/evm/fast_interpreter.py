@@ -523,4 +523,3 @@ _ORIGINAL: dict[str, Any] = {
     "push_int": Stack.push_int,
     "extend_memory": BaseComputation.extend_memory,
 }
-

@@ -25,8 +25,6 @@ from typing import Any
 
 import rlp
 import trie.hexary as _hexary
-import trie.iter as _iter
-import trie.utils.nibbles as _nibbles
 import trie.utils.nodes as _nodes
 from eth.constants import BLANK_ROOT_HASH
 from eth.db.account import AccountDB
@@ -181,4 +179,3 @@ def batched_make_state_root(self: AccountDB) -> bytes:
     self._journaltrie.reset()
     self._trie_cache.reset_cache()
     return self.state_root
-
