@@ -35,7 +35,7 @@ from trie.constants import (BLANK_NODE, BLANK_NODE_HASH, NODE_TYPE_BLANK, NODE_T
 from trie.exceptions import MissingTrieNode
 
 from ...crypto.hashing import keccak256
-from .trie_commit import commit_updates, read_node
+from .trie_commit import cached_node, commit_updates, node_cache_of, read_node
 
 _HEX = {c: int(c, 16) for c in "0123456789abcdef"}
 
@@ -101,6 +101,7 @@ def fast_get(self: Any, key: bytes) -> bytes:
     i = 0
     ref = self.root_hash
     db = self.db
+    cache = node_cache_of(db)
     try:
         while True:
             if type(ref) is list:  # a node embedded in its parent
@@ -108,7 +109,7 @@ def fast_get(self: Any, key: bytes) -> bytes:
             elif ref == BLANK_NODE or ref == BLANK_NODE_HASH:
                 return BLANK_NODE
             elif len(ref) == 32:
-                node = read_node(db, ref)
+                node = cached_node(db, cache, ref)
             else:
                 return _ORIGINAL_GET(self, key)
             if type(node) is not list:
