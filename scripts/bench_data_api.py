@@ -66,6 +66,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))  # bench_evm
 
+from simnode import patches  # noqa: E402
+
+patches.install()  # the chains below run as a node runs them (simnode/patches.py)
 from simnode.api.data.app import DataAPI  # noqa: E402
 from simnode.api.data.pages import binding_of  # noqa: E402
 from simnode.config import NodeConfig  # noqa: E402

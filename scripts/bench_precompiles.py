@@ -20,13 +20,16 @@ import time
 from eth_account import Account
 from eth_utils import to_checksum_address
 
-from simnode.clock import VirtualClock
-from simnode.config import NodeConfig
-from simnode.genesis import load_network_genesis
-from simnode.store import Store
-from simnode.vms.chain import ChainContext
-from simnode.vms.evm.chain import EVMChain
-from simnode.vms.evm.subnet import SubnetEVMChain
+from simnode import patches
+
+patches.install()  # the chains below run as a node runs them (simnode/patches.py)
+from simnode.clock import VirtualClock  # noqa: E402
+from simnode.config import NodeConfig  # noqa: E402
+from simnode.genesis import load_network_genesis  # noqa: E402
+from simnode.store import Store  # noqa: E402
+from simnode.vms.chain import ChainContext  # noqa: E402
+from simnode.vms.evm.chain import EVMChain  # noqa: E402
+from simnode.vms.evm.subnet import SubnetEVMChain  # noqa: E402
 
 START_MS = 1_767_225_600_000
 SENDERS = [Account.from_key(bytes([i + 1]) * 32) for i in range(20)]

@@ -136,8 +136,9 @@ def compile_like_simnode_sh() -> None:
     ./simnode.sh leaves them after a source change."""
     compileall.compile_dir(ROOT / "simnode", quiet=1)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([sys.executable, "-c", "import simnode.node, simnode.vms.primary as p; p.load_evm_chain()"],
-                   cwd=ROOT, env=env, check=True)
+    prime = ("import simnode.patches as s; s.install(); import simnode.node, simnode.vms.primary as p; "
+             "p.load_evm_chain()")
+    subprocess.run([sys.executable, "-c", prime], cwd=ROOT, env=env, check=True)
 
 
 def main() -> None:

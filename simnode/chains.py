@@ -24,6 +24,7 @@ import importlib
 import logging
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from . import patches
 from .fork.errors import NotForked
 from .formats.ids import SUBNET_EVM_VM_ID, ZERO_ID, id_to_str
 
@@ -106,6 +107,7 @@ class ChainManager:
         log.info("creating chain subnetID=%s chainID=%s vmID=%s", id_to_str(rec.subnet_id), id_to_str(cid),
                  id_to_str(rec.vm_id))
         try:
+            patches.install()  # simnode's changes to py-evm, before its VM runs
             cls = getattr(importlib.import_module(module), factory)
             chain = cls(self.node.chain_context(cid), genesis_data=rec.genesis_data, name=rec.name,
                         subnet_id=rec.subnet_id)

@@ -1,7 +1,8 @@
 """`simnode run | replay | reindex` — the console entry point.
 
-The node's modules are imported inside the commands, after `main` has deferred aiohttp's client
-(see lazy_package): a node serves with aiohttp's server half only.
+The node's modules are imported inside the commands, after `main` has made simnode's changes to
+its libraries (patches.py: its dataclass methods kept compiled, py-evm's precompiles deferred)
+and deferred aiohttp's client (see lazy_package): a node serves with aiohttp's server half only.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import lazy_package
-from .config import LOG_LEVELS, NodeConfig
+from . import lazy_package, patches
 from .errors import NodeError
-from .genesis import GenesisError
 
 if TYPE_CHECKING:
+    from .config import NodeConfig
     from .node import Node
 
 
@@ -31,6 +31,8 @@ def _positive_port(text: str) -> int:
 
 
 def _level(text: str) -> str:
+    from .config import LOG_LEVELS
+
     if text.upper() not in LOG_LEVELS:
         raise argparse.ArgumentTypeError(f"log level must be one of {', '.join(LOG_LEVELS)}")
     return text.upper()
@@ -145,7 +147,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _refusals() -> tuple[type[Exception], ...]:
+    """The errors a command reports in one line (an except clause evaluates this only when an
+    exception reaches it, long after main made simnode's changes and the node's modules loaded)."""
+    from .genesis import GenesisError
+
+    return NodeError, GenesisError
+
+
 def config_from_args(args: argparse.Namespace) -> NodeConfig:
+    from .config import NodeConfig
+
     if args.block_time < 0:
         raise SystemExit("simnode: --block-time must be >= 0")
     if args.chain_config_dir is not None and not args.chain_config_dir.is_dir():
@@ -269,7 +281,7 @@ def run_scenario_devnet(args: argparse.Namespace) -> int:
         recorder = _recorder_for(node, args.record_scenario)
         handle = NodeThread(node)
         handle.start(prepare=recorder.start if recorder is not None else None)
-    except (NodeError, GenesisError) as exc:
+    except _refusals() as exc:
         print(f"simnode: {exc}", file=sys.stderr)
         return 1
     with handle:
@@ -333,7 +345,7 @@ def replay_command(args: argparse.Namespace) -> int:
     except ScenarioError as exc:
         print(f"simnode: {exc}", file=sys.stderr)
         return 1
-    except (NodeError, GenesisError) as exc:
+    except _refusals() as exc:
         print(f"simnode: {exc}", file=sys.stderr)
         return 1
     if not args.quiet:
@@ -348,6 +360,7 @@ def replay_command(args: argparse.Namespace) -> int:
 
 def reindex_command(args: argparse.Namespace) -> int:
     """Delete the index namespace and derive every row again from the stored blocks."""
+    from .config import NodeConfig
     from .index import rebuild
     from .node import Node
 
@@ -361,7 +374,7 @@ def reindex_command(args: argparse.Namespace) -> int:
     try:
         node.open_offline()
         rows = rebuild(node.store, list(node.chains.values()), progress=lambda line: print(line, flush=True))
-    except (NodeError, GenesisError) as exc:
+    except _refusals() as exc:
         print(f"simnode: {exc}", file=sys.stderr)
         return 1
     finally:
@@ -396,7 +409,10 @@ def export_command(args: argparse.Namespace) -> int:
         result = export_network(args.dir, data_dir=args.data_dir, source_network_id=args.source_network_id,
                                 source_genesis=args.source_genesis, source_seed=args.source_seed, nodes=args.nodes,
                                 network_id=args.network_id)
-    except (ExportError, NodeError, GenesisError) as exc:
+    except ExportError as exc:
+        print(f"simnode: {exc}", file=sys.stderr)
+        return 1
+    except _refusals() as exc:
         print(f"simnode: {exc}", file=sys.stderr)
         return 1
     from .formats.ids import node_id_to_str
@@ -411,6 +427,7 @@ def export_command(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    patches.install(evm=False)  # py-evm's: when the node loads it
     args = build_parser().parse_args(argv)
     lazy_package.defer_init("aiohttp")
     if args.command == "replay":
@@ -428,7 +445,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             import uvloop
             uvloop.run(serve(config_from_args(args), args.record_scenario))
-        except (NodeError, GenesisError) as exc:
+        except _refusals() as exc:
             print(f"simnode: {exc}", file=sys.stderr)
             return 1
         finally:

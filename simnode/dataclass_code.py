@@ -3,20 +3,19 @@
 `@dataclass` writes the methods it generates (`__init__`, `__repr__`, `__eq__`, `__hash__`, a
 frozen class's `__setattr__`/`__delattr__`) as source text and compiles that text with `exec`, one
 compile per method on Python 3.11: about 70 us each, some 75 ms of the node's 0.5 s start over the
-~150 frozen records it imports. `install()` gives the dataclasses module an `exec` that, for text
-executed in simnode's own modules, runs the code object that text compiles to, taken from a
+~150 frozen records it imports. `kept_exec` is the dataclasses module's `exec` while simnode's
+changes are installed (simnode/patches.py, which also registers `save` to run at exit): for text
+executed in simnode's own modules, it runs the code object that text compiles to, taken from a
 marshal file under `simnode/__pycache__` (keyed by the exact text, in a file named by the
 interpreter's cache tag and checked against its bytecode magic number, like a .pyc). Text not
-found there is compiled as before and the file is rewritten at exit, unless the interpreter writes
+found there is compiled as before and the file is rewritten by `save`, unless the interpreter writes
 no bytecode (`-B`, PYTHONDONTWRITEBYTECODE) or the folder is read-only. Other modules' dataclasses
 go through the builtin `exec` untouched.
 """
 
 from __future__ import annotations
 
-import atexit
 import builtins
-import dataclasses
 import importlib.util
 import marshal
 import os
@@ -34,7 +33,8 @@ _used: set[str] = set()
 _new = False
 
 
-def _load() -> None:
+def load() -> None:
+    """Read the kept code (patches.install calls it before simnode's modules are imported)."""
     try:
         with open(_PATH, "rb") as f:
             magic, kept = marshal.load(f)
@@ -44,7 +44,7 @@ def _load() -> None:
         _kept.update(kept)
 
 
-def _exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
+def kept_exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
     if type(source) is not str or not isinstance(globals, dict) or not str(
             globals.get("__name__", "")).startswith("simnode."):
         return builtins.exec(source, globals, locals)
@@ -62,7 +62,8 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
     return builtins.exec(code, globals, locals)
 
 
-def _save() -> None:
+def save() -> None:
+    """Write the code compiled in this process that the file does not keep yet."""
     if not _new or sys.dont_write_bytecode:
         return
     kept = {**_kept, **{t: marshal.dumps(c) for t, c in _codes.items() if t not in _kept}}
@@ -79,12 +80,3 @@ def _save() -> None:
             os.unlink(tmp)
         except OSError:
             pass
-
-
-def install() -> None:
-    """Route the dataclasses module's exec through the kept code (once per process)."""
-    if getattr(dataclasses, "exec", None) is _exec:
-        return
-    _load()
-    dataclasses.exec = _exec  # type: ignore[attr-defined]  # a module global shadows the builtin
-    atexit.register(_save)

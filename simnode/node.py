@@ -11,7 +11,6 @@ import functools
 import logging
 import shutil
 import socket
-import sys
 import tempfile
 import threading
 from collections.abc import Callable
@@ -20,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from . import logs
+from . import logs, patches
 from .api import admin as admin_api
 from .api import info as info_api
 from .api import reset as reset_rpc
@@ -44,6 +43,7 @@ from .vms.chain import BlockBuilding, Chain, ChainContext
 from .vms.platform import service as platform_service
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 from .signing.aggregator import Aggregator
+from .startup import load_deferred, short_switch_interval
 from .icm.relayer_account import RELAYER_FUNDS, relayer_address
 from .signing.signer import PlatformValidators, WarpSigner
 from .warp.keystore import Keystore
@@ -58,6 +58,7 @@ DEFAULT_ENDPOINT_ALIASES = {"X": "bc/X", "avm": "bc/X", "P": "bc/P", "platform":
 
 class Node:
     def __init__(self, config: NodeConfig | None = None) -> None:
+        patches.install(evm=False)  # py-evm's: when its chains load (load_deferred)
         self.config = config or NodeConfig()
         self.genesis: Genesis = (
             load_genesis(self.config.genesis_file) if self.config.genesis_file
@@ -264,7 +265,7 @@ class Node:
         self._build_chains()
         while self._deferred:
             spec = self._deferred.pop(0)
-            chain = spec.load()(self.chain_context(spec.chain_id))
+            chain = load_deferred(spec)(self.chain_context(spec.chain_id))
             self.chain_endpoints(chain)
             self.chains[spec.chain_id] = chain
         platform = self.chains[ZERO_ID]
@@ -358,18 +359,14 @@ class Node:
     async def _build_deferred_chains(self) -> None:
         loop = asyncio.get_running_loop()
         # While the import thread runs, hand the GIL back to the serving loop often.
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(0.0005)
-        try:
+        with short_switch_interval():
             while self._deferred:
                 spec = self._deferred.pop(0)
-                factory = await loop.run_in_executor(None, spec.load)
+                factory = await loop.run_in_executor(None, load_deferred, spec)
                 chain = factory(self.chain_context(spec.chain_id))
                 self.chain_endpoints(chain)  # ready before the chain answers, not on its first request
                 self.chains[spec.chain_id] = chain
                 self._sign_for(chain)
-        finally:
-            sys.setswitchinterval(interval)
 
     def open_offline(self) -> None:
         """Open the store and every chain without serving anything (simnode reindex); stop()
@@ -380,7 +377,7 @@ class Node:
         self._build_chains()
         while self._deferred:
             spec = self._deferred.pop(0)
-            self.chains[spec.chain_id] = spec.load()(self.chain_context(spec.chain_id))
+            self.chains[spec.chain_id] = load_deferred(spec)(self.chain_context(spec.chain_id))
         self.chain_manager.attach()
         self.chain_manager.sync()
 

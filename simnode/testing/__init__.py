@@ -45,6 +45,9 @@ class Simnode:
     @classmethod
     def start(cls, *, seed: int = 0, clock: str = "virtual", block_time: float = 0.0,
               base_dir: Path | None = None, **config: Any) -> Simnode:
+        from .. import patches
+
+        patches.install()  # before the node's modules load (see patches.py)
         from ..config import NodeConfig
         from ..node import Node
 

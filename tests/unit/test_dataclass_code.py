@@ -33,7 +33,7 @@ def kept(tmp_path, monkeypatch):
     monkeypatch.setattr(dataclass_code, "_used", set())
     monkeypatch.setattr(dataclass_code, "_new", False)
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    assert dataclasses.exec is dataclass_code._exec  # installed by simnode/__init__
+    assert dataclasses.exec is dataclass_code.kept_exec  # installed by tests/conftest.py (patches.install)
     return dataclass_code
 
 
@@ -59,12 +59,12 @@ def check_behaviour(point: type) -> None:
 def test_simnode_records_compile_once_then_run_from_the_kept_file(kept, monkeypatch):
     check_behaviour(define(monkeypatch, "simnode.kept_records_a"))
     assert kept._new and kept._codes
-    kept._save()
+    kept.save()
     # a later process: the file is loaded, and nothing is compiled again
     monkeypatch.setattr(kept, "_kept", {})
     monkeypatch.setattr(kept, "_codes", {})
     monkeypatch.setattr(kept, "_new", False)
-    kept._load()
+    kept.load()
     assert kept._kept
 
     def no_compile(*args, **kwargs):
@@ -84,18 +84,18 @@ def test_a_file_of_another_interpreter_is_ignored(kept, monkeypatch, tmp_path):
     path = tmp_path / "__pycache__" / "dataclass-code.marshal"
     path.parent.mkdir()
     path.write_bytes(marshal.dumps((b"\x00\x00\r\n", {"def f(): pass": b"junk"})))
-    kept._load()
+    kept.load()
     assert not kept._kept
     path.write_bytes(b"not marshal data")
-    kept._load()
+    kept.load()
     assert not kept._kept
     path.write_bytes(marshal.dumps((importlib.util.MAGIC_NUMBER, {})))
-    kept._load()
+    kept.load()
     check_behaviour(define(monkeypatch, "simnode.kept_records_c"))
 
 
 def test_nothing_is_written_without_bytecode_writing(kept, monkeypatch, tmp_path):
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     define(monkeypatch, "simnode.kept_records_d")
-    kept._save()
+    kept.save()
     assert not (tmp_path / "__pycache__").exists()

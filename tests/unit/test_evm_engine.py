@@ -335,13 +335,16 @@ def test_static_calls_on_one_block_share_a_state_and_keep_nothing():
 def test_node_cache_returns_private_copies():
     from trie import HexaryTrie
 
+    from simnode.store import Store
     from simnode.vms.evm import speedups
-    db: dict[bytes, bytes] = {}
+    from simnode.vms.evm.db import StoreKV
+    db = StoreKV(Store.memory(), b"t/")
     t = HexaryTrie(db)
     for i in range(50):
         t[bytes([i]) * 32] = b"v" * (i + 1)
     root = t.root_hash
     n1 = speedups.cached_get_node(t, root)
+    assert root in db.decoded_nodes  # the chain's own cache
     n1[0] = b"mutated"
     assert speedups.cached_get_node(t, root)[0] != b"mutated"
     assert speedups.fast_bytes_to_nibbles(b"\x12\xab") == (1, 2, 10, 11)

@@ -12,8 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import trie.hexary as _hexary
-import trie.utils.nodes as _nodes
 from eth.vm.code_stream import CodeStream
 from eth.vm.spoof import SpoofTransaction
 from eth_abi import encode
@@ -22,7 +20,8 @@ from eth_utils import keccak, to_checksum_address
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simnode.vms.evm import fast_interpreter, speedups, tracing
+from simnode import patches
+from simnode.vms.evm import fast_interpreter, tracing
 from simnode.vms.evm.chain import EVMChain
 from simnode.vms.evm.execution import CallArgs, Executor
 from simnode.vms.evm.rules import AvalancheVM
@@ -37,29 +36,23 @@ GAS = 1_000_000
 
 
 @contextmanager
-def patches(on: bool) -> Iterator[None]:
-    """Run with every interpreter/trie speed-up on (as applied at import) or with py-evm's and
-    py-trie's originals."""
+def speedups_on(on: bool) -> Iterator[None]:
+    """Run with every interpreter/trie speed-up on (as a node runs, patches.install) or with
+    py-evm's and py-trie's originals."""
     if on:
         yield
         return
-    fast_interpreter.restore()
-    _nodes.get_node_type = _hexary.get_node_type = speedups._ORIGINAL_GET_NODE_TYPE
-    _nodes.extract_key = _hexary.extract_key = speedups._ORIGINAL_EXTRACT_KEY
-    _hexary.HexaryTrie.get = speedups._ORIGINAL_GET
+    patches.uninstall()
     try:
         yield
     finally:
-        fast_interpreter.apply()
-        _nodes.get_node_type = _hexary.get_node_type = speedups.fast_get_node_type
-        _nodes.extract_key = _hexary.extract_key = speedups.fast_extract_key
-        _hexary.HexaryTrie.get = speedups.fast_get
+        patches.install()
 
 
 def both(fn: Any, *args: Any) -> Any:
-    with patches(False):
+    with speedups_on(False):
         reference = fn(*args)
-    with patches(True):
+    with speedups_on(True):
         fast = fn(*args)
     assert fast == reference
     return fast

@@ -19,7 +19,6 @@ from trie import HexaryTrie
 from trie.exceptions import MissingTrieNode
 
 from simnode.crypto.hashing import keccak256
-from simnode.vms.evm import trie_commit
 from simnode.vms.evm.rules import FastAccountDB, account_from_rlp
 from simnode.vms.evm.rlpcodec import decode, encode, item_length, list_header
 from simnode.vms.evm.trie_commit import BLANK_ROOT, commit_updates
@@ -111,7 +110,6 @@ def test_batches_match_hexary_trie(batches_):
         # every node written is one py-trie wrote, with the same encoding
         assert all(ref_db[k] == v for k, v in db.items())
         assert _stored_items(db, root) == model
-        trie_commit._node_cache.clear()  # py-trie must read from `db` alone
         reader = HexaryTrie(db, root)
         assert all(reader[k] == v for k, v in model.items())
         history.append((root, dict(model)))
@@ -137,7 +135,6 @@ def test_missing_node_raises_missing_trie_node():
     root = commit_updates(db, BLANK_ROOT, {k: b"v" * 40 for k in keys})
     child = rlp.decode(db[root])[5]
     del db[child]
-    trie_commit._node_cache.clear()
     with pytest.raises(MissingTrieNode) as info:
         commit_updates(db, root, {keys[5]: b"new"})
     assert info.value.missing_node_hash == child and info.value.requested_key == keys[5]
@@ -260,7 +257,6 @@ def test_account_db_matches_py_evm(ops):
             assert batched.has_root(batched.state_root) == py_evm.has_root(py_evm.state_root)
         assert _reads(dbs["batched"]) == _reads(dbs["py-evm"])
     root = dbs["batched"].state_root
-    trie_commit._node_cache.clear()
     persisted = {}
     for name, db in raw.items():
         accounts = _stored_items(db, root)
@@ -345,7 +341,6 @@ def _run_blocks() -> list[bytes]:
     assert c.head.number == 12 and not view.account_exists(EMPTY)
     assert all(view.get_storage(TOKEN, _slot(h)) == v for h, v in tokens.items())
     # every node of the final state is in the chain's db (no node cache to help)
-    trie_commit._node_cache.clear()
     accounts = _stored_items(c.db, c.state_root)
     token = account_from_rlp(accounts[keccak256(TOKEN)])  # coreth's five-field account
     slots = _stored_items(c.db, token.storage_root)

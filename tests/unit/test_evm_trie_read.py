@@ -1,6 +1,6 @@
-"""speedups.fast_get (HexaryTrie.get over the node cache) against py-trie's own get: the same
-answer or the same exception for keys present, absent, shorter or longer than the stored ones,
-on tries with embedded (short) nodes, and with nodes missing from the db."""
+"""speedups.fast_get (HexaryTrie.get over the node cache of a chain's StoreKV) against py-trie's
+own get: the same answer or the same exception for keys present, absent, shorter or longer than
+the stored ones, on tries with embedded (short) nodes, and with nodes missing from the db."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trie import HexaryTrie
 
-from simnode.vms.evm import speedups, trie_commit
-
-speedups.apply()  # as the EVM package does when it loads
+from simnode.store import Store
+from simnode.vms.evm import speedups
+from simnode.vms.evm.db import StoreKV
 
 KEYS = st.binary(min_size=0, max_size=5)
 ITEMS = st.dictionaries(KEYS, st.binary(min_size=1, max_size=40), max_size=40)
@@ -26,8 +26,8 @@ def _outcome(fn: Any, trie: HexaryTrie, key: bytes) -> tuple[str, Any]:
         return (type(exc).__name__, str(exc))
 
 
-def _trie(items: dict[bytes, bytes]) -> tuple[dict[bytes, bytes], HexaryTrie]:
-    db: dict[bytes, bytes] = {}
+def _trie(items: dict[bytes, bytes]) -> tuple[StoreKV, HexaryTrie]:
+    db = StoreKV(Store.memory(), b"t/")
     t = HexaryTrie(db)
     for k, v in items.items():
         t[k] = v
@@ -47,10 +47,10 @@ def test_fast_get_answers_as_py_trie(items: dict[bytes, bytes], probes: list[byt
                        max_size=30), st.data())
 def test_fast_get_with_a_missing_node_raises_as_py_trie(items: dict[bytes, bytes], data: st.DataObject) -> None:
     db, t = _trie(items)
-    victim = data.draw(st.sampled_from(sorted(db)))
+    victim = data.draw(st.sampled_from(sorted(k for k, v in db.pending.items() if v is not None)))
     del db[victim]
     for key in items:
-        trie_commit._node_cache.pop(victim, None)  # both read nodes through this cache
+        db.decoded_nodes.pop(victim, None)  # both read nodes through this cache
         assert _outcome(speedups.fast_get, t, key) == _outcome(speedups._ORIGINAL_GET, t, key)
 
 

@@ -19,10 +19,14 @@ order they are entered (pre-order), each
 
 Plain value transfers never reach py-evm's executor (transfer.py) and record nothing; nor does
 anything executed while no recording is running (eth_call, estimateGas, tracing).
+
+The recording is per context (a ContextVar): two nodes building blocks on two threads each
+record their own transaction's frames.
 """
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from eth.exceptions import Halt
@@ -34,23 +38,33 @@ K_CALL, K_CALLCODE, K_DELEGATECALL, K_STATICCALL, K_CREATE, K_CREATE2, K_SELFDES
 _OPCODE_KINDS = {CALL: K_CALL, CALLCODE: K_CALLCODE, DELEGATECALL: K_DELEGATECALL, STATICCALL: K_STATICCALL,
                  CREATE: K_CREATE, CREATE2: K_CREATE2}
 
-# The running transaction's frames (None: not recording) and the kind of the call or create
-# opcode executing now (its child message is applied from inside the opcode).
-_frames: list[list] | None = None
-_opcode_kind = K_CALL
+
+
+class _Recording:
+    """The running transaction's frames, and the kind of the call or create opcode executing now
+    (its child message is applied from inside the opcode)."""
+
+    __slots__ = ("frames", "opcode_kind")
+
+    def __init__(self) -> None:
+        self.frames: list[list] = []
+        self.opcode_kind = K_CALL
+
+
+_recording: ContextVar[_Recording | None] = ContextVar("simnode_calltrace", default=None)
 
 
 def start() -> list[list]:
-    """Record a new transaction's frames into the list returned (the previous one's end)."""
-    global _frames
-    _frames = []
-    return _frames
+    """Record a new transaction's frames, in this context, into the list returned (the previous
+    one's end)."""
+    recording = _Recording()
+    _recording.set(recording)
+    return recording.frames
 
 
 def stop() -> None:
-    """Stop recording (eth_call and the like record nothing)."""
-    global _frames
-    _frames = None
+    """Stop recording in this context (eth_call and the like record nothing)."""
+    _recording.set(None)
 
 
 def _big(n: int) -> bytes:
@@ -59,8 +73,9 @@ def _big(n: int) -> bytes:
 
 def _kind_marking(op: Any, kind: int) -> Any:
     def marked(computation: Any) -> Any:
-        global _opcode_kind
-        _opcode_kind = kind
+        recording = _recording.get()
+        if recording is not None:
+            recording.opcode_kind = kind
         return op(computation=computation)
     marked.mnemonic = KINDS[kind]  # type: ignore[attr-defined]
     return marked
@@ -68,10 +83,11 @@ def _kind_marking(op: Any, kind: int) -> Any:
 
 def _recorded_selfdestruct(op: Any) -> Any:
     def selfdestruct(computation: Any) -> Any:
-        frames = _frames
+        recording = _recording.get()
         values = computation._stack.values
-        if frames is None or not values:
+        if recording is None or not values:
             return op(computation=computation)
+        frames = recording.frames
         contract = computation.msg.storage_address
         top = values[-1]
         beneficiary = (top if type(top) is bytes else top.to_bytes(32, "big"))[-20:].rjust(20, b"\x00")
@@ -96,11 +112,11 @@ def recording_opcodes(opcodes: dict) -> dict:
     return table
 
 
-def _enter(frames: list[list], message: Any) -> list:
+def _enter(recording: _Recording, message: Any) -> list:
     if message.depth == 0:
         kind = K_CREATE if message.is_create else K_CALL
     else:
-        kind = _opcode_kind
+        kind = recording.opcode_kind
     if message.is_create:
         to = message.storage_address
     elif kind == K_DELEGATECALL or kind == K_CALLCODE:
@@ -109,7 +125,7 @@ def _enter(frames: list[list], message: Any) -> list:
         to = message.to
     value = message.value if message.should_transfer_value else 0
     frame = [kind, message.sender, to, _big(value), message.gas, message.gas, message.depth, True]
-    frames.append(frame)
+    recording.frames.append(frame)
     return frame
 
 
@@ -126,11 +142,11 @@ class RecordingComputation(CancunComputation):
     @classmethod
     def apply_message(cls, state: Any, message: Any, transaction_context: Any,
                       parent_computation: Any = None) -> Any:
-        frames = _frames
+        recording = _recording.get()
         # a create message comes here from apply_create_message, which records it
-        if frames is None or message.is_create:
+        if recording is None or message.is_create:
             return super().apply_message(state, message, transaction_context, parent_computation)
-        frame = _enter(frames, message)
+        frame = _enter(recording, message)
         computation = super().apply_message(state, message, transaction_context, parent_computation)
         _exit(frame, message, computation)
         return computation
@@ -138,10 +154,10 @@ class RecordingComputation(CancunComputation):
     @classmethod
     def apply_create_message(cls, state: Any, message: Any, transaction_context: Any,
                              parent_computation: Any = None) -> Any:
-        frames = _frames
-        if frames is None:
+        recording = _recording.get()
+        if recording is None:
             return super().apply_create_message(state, message, transaction_context, parent_computation)
-        frame = _enter(frames, message)
+        frame = _enter(recording, message)
         computation = super().apply_create_message(state, message, transaction_context, parent_computation)
         _exit(frame, message, computation)
         return computation

@@ -27,6 +27,8 @@ class StoreKV(BaseDB):
         self.pending: dict[bytes, bytes | None] = {}
         # Small read cache of committed values (trie nodes are immutable: keyed by hash).
         self._cache: dict[bytes, bytes] = {}
+        # This chain's decoded trie nodes by hash (trie_commit.read_node fills it).
+        self.decoded_nodes: dict[bytes, list] = {}
 
     def __getitem__(self, key: bytes) -> bytes:
         pending = self.pending
@@ -76,6 +78,7 @@ class StoreKV(BaseDB):
     def reset_cache(self) -> None:
         """After a node-wide revert: content-addressed nodes stay valid, others do not."""
         self._cache.clear()
+        self.decoded_nodes.clear()
         self.pending = {}
 
 

@@ -5,9 +5,9 @@ compute tables at import time: BLS12-381 about 0.2 s (the Prague precompiles 0x0
 runs Cancun and never calls them) and alt_bn128 about 20 ms (ECADD, ECMUL and ECPAIRING at
 0x06-0x08, which a contract may call). Together that was a quarter of a cold start.
 
-`install()` (simnode/__init__.py calls it, before anything imports py-evm) puts stand-ins for
-those py-evm modules into `sys.modules`. A stand-in precompile takes gas options the way py-evm's
-curried ones do (forks bind their gas prices at import: `ecadd(gas_cost=...)`); on its first call
+`stand_in_modules()` makes stand-ins for those py-evm modules, which simnode/patches.py puts
+into `sys.modules` before anything imports py-evm. A stand-in precompile takes gas options the way
+py-evm's curried ones do (forks bind their gas prices at import: `ecadd(gas_cost=...)`); on its first call
 it runs the real module and calls the real function, so output, gas and errors are py-evm's own.
 The stand-ins' names are those of the pinned py-evm release (tests compare them, and their
 results, with the real modules). Only the standard library is imported here.
@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -78,11 +77,10 @@ def _stand_in_module(name: str, functions: dict[str, tuple[str, ...]], path: lis
     return module
 
 
-def install() -> None:
-    """Put the stand-ins in place; does nothing once py-evm's precompiles are imported."""
-    if _PREFIX + "ecadd" in sys.modules or "eth.precompiles" in sys.modules:
-        return
-    for name, functions in BN128_MODULES.items():
-        sys.modules[_PREFIX + name] = _stand_in_module(_PREFIX + name, {name: functions}, None)
+def stand_in_modules() -> dict[str, ModuleType]:
+    """The stand-ins by the module names they stand in for."""
+    modules = {_PREFIX + name: _stand_in_module(_PREFIX + name, {name: functions}, None)
+               for name, functions in BN128_MODULES.items()}
     package = _PREFIX + BLS12_381_PACKAGE
-    sys.modules[package] = _stand_in_module(package, BLS12_381_FUNCTIONS, [str(_precompiles_dir() / BLS12_381_PACKAGE)])
+    modules[package] = _stand_in_module(package, BLS12_381_FUNCTIONS, [str(_precompiles_dir() / BLS12_381_PACKAGE)])
+    return modules

@@ -1,6 +1,7 @@
 """A faster py-evm interpreter core with the same results (gas, output, errors, state).
 
-Applied from speedups.apply(); `restore()` puts py-evm's originals back (tests compare both).
+Put in place of py-evm's by simnode/patches.py (`install()`; `uninstall()` puts py-evm's back, and
+tests compare both).
 * Jump-destination analysis: one linear pass per distinct code (bounded cache) gives a mask of
   opcode positions; py-evm re-derived it by scanning back up to 32 bytes for every jump target
   of every message.
@@ -512,7 +513,7 @@ def extend_memory(self: BaseComputation, start_position: int, size: int) -> None
     _ORIGINAL["extend_memory"](self, start_position, size)
 
 
-# ------------------------------------------------------------------ switching
+# ------------------------------------------------------------------ py-evm's own, which the above fall back to
 
 _ORIGINAL: dict[str, Any] = {
     "is_valid_opcode": CodeStream.is_valid_opcode,
@@ -522,21 +523,3 @@ _ORIGINAL: dict[str, Any] = {
     "push_int": Stack.push_int,
     "extend_memory": BaseComputation.extend_memory,
 }
-
-
-def apply() -> None:
-    CodeStream.is_valid_opcode = is_valid_opcode
-    BaseComputation.apply_computation = classmethod(apply_computation)
-    Stack.pop_ints = pop_ints
-    Stack.pop1_int = pop1_int
-    Stack.push_int = push_int
-    BaseComputation.extend_memory = extend_memory
-
-
-def restore() -> None:
-    CodeStream.is_valid_opcode = _ORIGINAL["is_valid_opcode"]
-    BaseComputation.apply_computation = _ORIGINAL["apply_computation"]
-    Stack.pop_ints = _ORIGINAL["pop_ints"]
-    Stack.pop1_int = _ORIGINAL["pop1_int"]
-    Stack.push_int = _ORIGINAL["push_int"]
-    BaseComputation.extend_memory = _ORIGINAL["extend_memory"]

@@ -11,13 +11,15 @@ that; a run that did touch a gas-dependent opcode is `gas_dependent`, and the es
 executes each probe as before.
 
 Recording runs only in a computation class from `profiling_vm` (the estimator's VM: the chain's
-own VM class with the hooks in its opcode table) and while `start()`'s profile is current;
-blocks, eth_call and tracing never see it.
+own VM class with the hooks in its opcode table) and while `start()`'s profile is current in
+the context (a ContextVar: another thread's estimate never writes into it); blocks, eth_call and
+tracing never see it.
 """
 
 from __future__ import annotations
 
 import functools
+from contextvars import ContextVar
 from typing import Any
 
 from eth.vm.opcode import _FastOpcode
@@ -48,25 +50,26 @@ class Profile:
         return need
 
 
-_profile: Profile | None = None
+_profile: ContextVar[Profile | None] = ContextVar("simnode_gas_profile", default=None)
 
 
 def start() -> Profile:
-    """Profile the next execution of a profiling_vm computation into the Profile returned."""
-    global _profile
-    _profile = Profile()
-    return _profile
+    """Profile the next execution of a profiling_vm computation in this context into the
+    Profile returned."""
+    profile = Profile()
+    _profile.set(profile)
+    return profile
 
 
 def stop() -> None:
-    global _profile
-    _profile = None
+    _profile.set(None)
 
 
 def _gas_dependent(op: Any) -> Any:
     def marked(computation: Any) -> Any:
-        if _profile is not None:
-            _profile.gas_dependent = True
+        profile = _profile.get()
+        if profile is not None:
+            profile.gas_dependent = True
         return op(computation=computation)
     marked.mnemonic = getattr(op, "mnemonic", "")  # type: ignore[attr-defined]
     return marked
@@ -76,7 +79,7 @@ def _sstore(op: _FastOpcode) -> _FastOpcode:
     logic = op.logic_fn
 
     def sstore(computation: Any) -> Any:
-        profile = _profile
+        profile = _profile.get()
         if profile is not None:
             left = computation._gas_meter.gas_remaining
             if profile.sstore_min_left is None or left < profile.sstore_min_left:

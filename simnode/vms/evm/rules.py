@@ -49,8 +49,6 @@ from .calltrace import RecordingComputation
 from .headers import BLACKHOLE, ZERO_HASH  # noqa: F401 - the C-Chain's coinbase and zero hash, here for the VM's users
 from .transfer import PLAIN_COMPUTATIONS, TransferFastPathState
 
-speedups.apply()
-
 EMPTY_RLP_HASH = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 
 

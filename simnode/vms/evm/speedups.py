@@ -1,6 +1,6 @@
 """Behaviour-preserving speed-ups for py-trie and py-evm's state commit.
 
-Applied once when the EVM package loads (`apply`):
+Put in place of py-trie's by simnode/patches.py when a node starts:
 * `bytes_to_nibbles` through bytes.hex() and a lookup table (the generator version is one of
   the top costs of every account/storage access);
 * `get_node_type` / `extract_key` read a node key's hex-prefix flag directly (py-trie decodes the
@@ -12,9 +12,6 @@ Applied once when the EVM package loads (`apply`):
   copying them (a read changes no node) or py-trie's generic traversal; any case off the
   common path (a missing node, a key ending inside an extension, a node py-trie would reject)
   goes to py-trie's own get, which answers or raises as before.
-
-* fast_interpreter: py-evm's opcode loop, jump-destination checks, stack and memory helpers
-  without their per-opcode overheads.
 
 Used by rules.FastAccountDB:
 * `batched_make_state_root`: py-evm's AccountDB.make_state_root, but the account trie and each
@@ -28,8 +25,6 @@ from typing import Any
 
 import rlp
 import trie.hexary as _hexary
-import trie.iter as _iter
-import trie.utils.nibbles as _nibbles
 import trie.utils.nodes as _nodes
 from eth.constants import BLANK_ROOT_HASH
 from eth.db.account import AccountDB
@@ -40,8 +35,7 @@ from trie.constants import (BLANK_NODE, BLANK_NODE_HASH, NODE_TYPE_BLANK, NODE_T
 from trie.exceptions import MissingTrieNode
 
 from ...crypto.hashing import keccak256
-from . import fast_interpreter
-from .trie_commit import commit_updates, read_node
+from .trie_commit import cached_node, commit_updates, node_cache_of, read_node
 
 _HEX = {c: int(c, 16) for c in "0123456789abcdef"}
 
@@ -107,6 +101,7 @@ def fast_get(self: Any, key: bytes) -> bytes:
     i = 0
     ref = self.root_hash
     db = self.db
+    cache = node_cache_of(db)
     try:
         while True:
             if type(ref) is list:  # a node embedded in its parent
@@ -114,7 +109,7 @@ def fast_get(self: Any, key: bytes) -> bytes:
             elif ref == BLANK_NODE or ref == BLANK_NODE_HASH:
                 return BLANK_NODE
             elif len(ref) == 32:
-                node = read_node(db, ref)
+                node = cached_node(db, cache, ref)
             else:
                 return _ORIGINAL_GET(self, key)
             if type(node) is not list:
@@ -185,21 +180,3 @@ def batched_make_state_root(self: AccountDB) -> bytes:
     self._journaltrie.reset()
     self._trie_cache.reset_cache()
     return self.state_root
-
-
-_applied = False
-
-
-def apply() -> None:
-    global _applied
-    if _applied:
-        return
-    _applied = True
-    _nibbles.bytes_to_nibbles = fast_bytes_to_nibbles
-    _hexary.bytes_to_nibbles = fast_bytes_to_nibbles
-    _iter.bytes_to_nibbles = fast_bytes_to_nibbles
-    _hexary.HexaryTrie.get_node = cached_get_node
-    _hexary.HexaryTrie.get = fast_get
-    _nodes.get_node_type = _hexary.get_node_type = fast_get_node_type
-    _nodes.extract_key = _hexary.extract_key = fast_extract_key
-    fast_interpreter.apply()

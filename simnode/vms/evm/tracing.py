@@ -4,7 +4,8 @@
 a tracer is active (`with tracing(tracer)`), its computations run the tracer's table (the
 tracer's `wrap` of the plain one) and, for a call tracer, record each message as a frame. With no
 tracer active they run as the plain class. Users: debug_trace* (trace.py) and
-eth_createAccessList's tracer (access_list.py).
+eth_createAccessList's tracer (access_list.py). The active tracers are per context (a
+ContextVar): a trace on one thread never sees another thread's tracer.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from eth.exceptions import Revert
@@ -77,32 +79,33 @@ class Tracer:
         return traced
 
 
-_ACTIVE: list[Any] = []  # the tracers running, innermost last
+_active: ContextVar[Any] = ContextVar("simnode_tracer", default=None)  # the innermost tracer running
 
 
 @contextmanager
 def tracing(tracer: Any) -> Iterator[None]:
     """Computations of a tracing_vm run under `tracer` (a Tracer, or any object with its `kind`
-    and `wrap(table)`) inside the block."""
-    _ACTIVE.append(tracer)
+    and `wrap(table)`) inside the block, in this context."""
+    token = _active.set(tracer)
     try:
         yield
     finally:
-        _ACTIVE.pop()
+        _active.reset(token)
 
 
 class TracingComputation(CancunComputation):
     @property
     def opcodes(self) -> dict:
         table = type(self)._base_opcodes
-        if _ACTIVE:
-            return _ACTIVE[-1].wrap(table)
+        tracer = _active.get()
+        if tracer is not None:
+            return tracer.wrap(table)
         return table
 
     @classmethod
     def apply_computation(cls, state: Any, message: Any, transaction_context: Any,
                           parent_computation: Any = None) -> Any:
-        tracer = _ACTIVE[-1] if _ACTIVE else None
+        tracer = _active.get()
         if tracer is None or tracer.kind != "call":
             return super().apply_computation(state, message, transaction_context, parent_computation)
         if tracer.frames:

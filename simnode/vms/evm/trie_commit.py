@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping, MutableMapping
 from trie.exceptions import MissingTrieNode
 
 from ...crypto.hashing import keccak256
+from .db import StoreKV
 from .rlpcodec import decode, encode
 
 Node = list  # a decoded trie node (see the module docstring)
@@ -36,23 +37,44 @@ _NIBBLE = {c: i for i, c in enumerate(HEX)}
 # ------------------------------------------------------------------------------------ node reads
 
 # Decoded nodes by hash, shared with speedups.cached_get_node. Nodes are content-addressed, so a
-# hash always decodes to the same node; entries are shared, never mutated.
+# hash always decodes to the same node; entries are shared, never mutated. Each chain's store
+# (StoreKV) holds its own cache, found under py-evm's db wrappers: a node never reads another
+# node's trie nodes (which would hide a node missing from its own db, a fork's upstream read).
 _CACHE_LIMIT = 10_000
-_node_cache: dict[bytes, Node] = {}
+NodeCache = dict[bytes, Node]
 
 
-def _remember(node_hash: bytes, node: Node) -> None:
-    if len(_node_cache) >= _CACHE_LIMIT:
-        _node_cache.clear()
-    _node_cache[node_hash] = node
+def node_cache_of(db: object) -> NodeCache | None:
+    """The decoded-node cache of the StoreKV under py-evm's wrappers of it (each keeps the db it
+    wraps as `wrapped_db`); None for any other db (a plain dict: nothing is cached). A walk of a
+    few wrappers: callers look it up once per trie read or commit."""
+    while type(db) is not StoreKV:
+        db = getattr(db, "wrapped_db", None)
+        if db is None:
+            return None
+    return db.decoded_nodes
+
+
+def _remember(cache: NodeCache | None, node_hash: bytes, node: Node) -> None:
+    if cache is not None:
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[node_hash] = node
 
 
 def read_node(db: Mapping[bytes, bytes], node_hash: bytes) -> Node:
     """The decoded node stored under `node_hash` (shared: the caller must not mutate it)."""
-    node = _node_cache.get(node_hash)
+    return cached_node(db, node_cache_of(db), node_hash)
+
+
+def cached_node(db: Mapping[bytes, bytes], cache: NodeCache | None, node_hash: bytes) -> Node:
+    """read_node with the db's cache (node_cache_of) looked up by the caller."""
+    if cache is None:
+        return decode(db[node_hash])
+    node = cache.get(node_hash)
     if node is None:
         node = decode(db[node_hash])
-        _remember(node_hash, node)
+        _remember(cache, node_hash, node)
     return node
 
 
@@ -64,11 +86,12 @@ class _MissingNode(Exception):
         self.node_hash, self.key, self.depth = node_hash, key, depth
 
 
-def _child(db: Mapping[bytes, bytes], ref: Ref, key: str, depth: int) -> Node | bytes:
+def _child(db: Mapping[bytes, bytes], cache: NodeCache | None, ref: Ref, key: str,
+           depth: int) -> Node | bytes:
     if type(ref) is list or not ref:
         return ref
     try:
-        return read_node(db, ref)
+        return cached_node(db, cache, ref)
     except KeyError:
         raise _MissingNode(ref, key, depth) from None
 
@@ -105,7 +128,7 @@ def _prepend(prefix: str, node: Node) -> Node:
 Items = list[tuple[str, bytes]]  # (hex key, value; b"" = delete), sorted by key
 
 
-def _ref(db: MutableMapping[bytes, bytes], node: Node) -> Ref:
+def _ref(db: MutableMapping[bytes, bytes], cache: NodeCache | None, node: Node) -> Ref:
     """How the parent points at a finished node: embedded when its RLP is < 32 bytes, otherwise
     by hash (and the node is stored)."""
     enc = encode(node)
@@ -113,7 +136,7 @@ def _ref(db: MutableMapping[bytes, bytes], node: Node) -> Ref:
         return node
     h = keccak256(enc)
     db[h] = enc
-    _remember(h, node)
+    _remember(cache, h, node)
     return h
 
 
@@ -129,7 +152,8 @@ def _groups(items: Items, lo: int, hi: int, depth: int) -> Iterator[tuple[int, i
         i = j
 
 
-def _build(db: MutableMapping[bytes, bytes], items: Items, lo: int, hi: int, depth: int) -> Node:
+def _build(db: MutableMapping[bytes, bytes], cache: NodeCache | None, items: Items, lo: int, hi: int,
+           depth: int) -> Node:
     """A fresh subtree holding items[lo:hi] (all live values, distinct keys)."""
     if hi - lo == 1:
         key, value = items[lo]
@@ -140,35 +164,37 @@ def _build(db: MutableMapping[bytes, bytes], items: Items, lo: int, hi: int, dep
         p += 1
     branch: Node = [b""] * 17
     for nibble, i, j in _groups(items, lo, hi, p):
-        branch[nibble] = _ref(db, _build(db, items, i, j, p + 1))
+        branch[nibble] = _ref(db, cache, _build(db, cache, items, i, j, p + 1))
     if p > depth:
-        return [_extension_path(first[depth:p]), _ref(db, branch)]
+        return [_extension_path(first[depth:p]), _ref(db, cache, branch)]
     return branch
 
 
-def _build_live(db: MutableMapping[bytes, bytes], items: Items, lo: int, hi: int, depth: int) -> Node | bytes:
+def _build_live(db: MutableMapping[bytes, bytes], cache: NodeCache | None, items: Items, lo: int, hi: int,
+                depth: int) -> Node | bytes:
     live = [item for item in items[lo:hi] if item[1]]
-    return _build(db, live, 0, len(live), depth) if live else b""
+    return _build(db, cache, live, 0, len(live), depth) if live else b""
 
 
-def _extend(db: MutableMapping[bytes, bytes], path: str, child: Node | bytes) -> Node | bytes:
+def _extend(db: MutableMapping[bytes, bytes], cache: NodeCache | None, path: str,
+            child: Node | bytes) -> Node | bytes:
     """An extension `path` over `child`, collapsed the way py-trie does."""
     if not child:
         return b""
     if len(child) == 2:
         return _prepend(path, child)
-    return [_extension_path(path), _ref(db, child)]
+    return [_extension_path(path), _ref(db, cache, child)]
 
 
-def _finish_branch(db: MutableMapping[bytes, bytes], base: Node, new: dict[int, Node | bytes],
-                   key: str, depth: int) -> Node | bytes:
+def _finish_branch(db: MutableMapping[bytes, bytes], cache: NodeCache | None, base: Node,
+                   new: dict[int, Node | bytes], key: str, depth: int) -> Node | bytes:
     """The branch `base` with children `new` replaced (not yet referenced); a branch left with one
     child becomes a leaf/extension, one left with none disappears."""
     live = [i for i in range(16) if (new[i] if i in new else base[i])]
     if len(live) >= 2:
         out = list(base)
         for i, child in new.items():
-            out[i] = _ref(db, child)
+            out[i] = _ref(db, cache, child)
         return out
     if not live:
         return b""
@@ -177,26 +203,26 @@ def _finish_branch(db: MutableMapping[bytes, bytes], base: Node, new: dict[int, 
         child = new[i]
         if len(child) == 2:
             return _prepend(HEX[i], child)
-        return [_extension_path(HEX[i]), _ref(db, child)]
-    child = _child(db, base[i], key, depth + 1)
+        return [_extension_path(HEX[i]), _ref(db, cache, child)]
+    child = _child(db, cache, base[i], key, depth + 1)
     if len(child) == 2:
         return _prepend(HEX[i], child)
     return [_extension_path(HEX[i]), base[i]]
 
 
-def _update(db: MutableMapping[bytes, bytes], node: Node | bytes, items: Items, lo: int, hi: int,
-            depth: int) -> Node | bytes:
+def _update(db: MutableMapping[bytes, bytes], cache: NodeCache | None, node: Node | bytes, items: Items,
+            lo: int, hi: int, depth: int) -> Node | bytes:
     """`node` (at `depth` nibbles) with items[lo:hi] applied; the result is not yet referenced
     (its parent decides whether it survives a collapse)."""
     if not node:
-        return _build_live(db, items, lo, hi, depth)
+        return _build_live(db, cache, items, lo, hi, depth)
     key = items[lo][0]
     new: dict[int, Node | bytes] = {}
     if len(node) == 17:
         for nibble, i, j in _groups(items, lo, hi, depth):
-            child = _child(db, node[nibble], items[i][0], depth + 1)
-            new[nibble] = _update(db, child, items, i, j, depth + 1)
-        return _finish_branch(db, node, new, key, depth)
+            child = _child(db, cache, node[nibble], items[i][0], depth + 1)
+            new[nibble] = _update(db, cache, child, items, i, j, depth + 1)
+        return _finish_branch(db, cache, node, new, key, depth)
 
     path = _path_of(node)
     if _is_leaf(node):
@@ -204,7 +230,7 @@ def _update(db: MutableMapping[bytes, bytes], node: Node | bytes, items: Items, 
         live = [item for item in items[lo:hi] if item[1]]
         if all(k != leaf_key for k, _ in items[lo:hi]):
             insort(live, (leaf_key, node[1]))
-        return _build(db, live, 0, len(live), depth) if live else b""
+        return _build(db, cache, live, 0, len(live), depth) if live else b""
 
     # extension: how much of its path do all the keys follow?
     last = items[hi - 1][0]
@@ -213,8 +239,8 @@ def _update(db: MutableMapping[bytes, bytes], node: Node | bytes, items: Items, 
     while c < m and key[depth + c] == path[c] and last[depth + c] == path[c]:
         c += 1
     if c == m:
-        child = _child(db, node[1], key, depth + m)
-        return _extend(db, path, _update(db, child, items, lo, hi, depth + m))
+        child = _child(db, cache, node[1], key, depth + m)
+        return _extend(db, cache, path, _update(db, cache, child, items, lo, hi, depth + m))
     # Some keys leave the path at nibble c: split into a branch there.
     at = depth + c
     base: Node = [b""] * 17
@@ -225,12 +251,12 @@ def _update(db: MutableMapping[bytes, bytes], node: Node | bytes, items: Items, 
         base[own] = node[1]
     for nibble, i, j in _groups(items, lo, hi, at):
         if nibble == own:
-            below = new[own] if own in new else _child(db, node[1], items[i][0], at + 1)
-            new[own] = _update(db, below, items, i, j, at + 1)
+            below = new[own] if own in new else _child(db, cache, node[1], items[i][0], at + 1)
+            new[own] = _update(db, cache, below, items, i, j, at + 1)
         else:
-            new[nibble] = _build_live(db, items, i, j, at + 1)
-    branch = _finish_branch(db, base, new, key, at)
-    return _extend(db, path[:c], branch) if c else branch
+            new[nibble] = _build_live(db, cache, items, i, j, at + 1)
+    branch = _finish_branch(db, cache, base, new, key, at)
+    return _extend(db, cache, path[:c], branch) if c else branch
 
 
 def commit_updates(db: MutableMapping[bytes, bytes], root_hash: bytes,
@@ -242,9 +268,10 @@ def commit_updates(db: MutableMapping[bytes, bytes], root_hash: bytes,
     items = [(k.hex(), v or b"") for k, v in sorted(updates.items(), key=lambda kv: kv[0])]
     if not items:
         return root_hash
+    cache = node_cache_of(db)
     try:
-        root = b"" if root_hash == BLANK_ROOT else _child(db, root_hash, items[0][0], 0)
-        new_root = _update(db, root, items, 0, len(items), 0)
+        root = b"" if root_hash == BLANK_ROOT else _child(db, cache, root_hash, items[0][0], 0)
+        new_root = _update(db, cache, root, items, 0, len(items), 0)
     except _MissingNode as exc:
         prefix = tuple(_NIBBLE[c] for c in exc.key[: exc.depth])
         raise MissingTrieNode(exc.node_hash, root_hash, bytes.fromhex(exc.key), prefix) from None
@@ -253,5 +280,5 @@ def commit_updates(db: MutableMapping[bytes, bytes], root_hash: bytes,
     enc = encode(new_root)  # the root is stored under its hash even when shorter than 32 bytes
     h = keccak256(enc)
     db[h] = enc
-    _remember(h, new_root)
+    _remember(cache, h, new_root)
     return h
