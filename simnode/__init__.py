@@ -2,10 +2,12 @@
 
 import os
 
-from . import dataclass_code
+from . import compiled, dataclass_code
 
 # before any of simnode's dataclasses is defined (see dataclass_code)
 dataclass_code.install()
+# before any module of the compiled core is imported: SIMNODE_PURE=1 or a stale build runs its .py
+compiled.install()
 
 from .vms.evm import deferred_precompiles  # noqa: E402
 
