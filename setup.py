@@ -49,9 +49,14 @@ def extensions() -> list:
         _warn("Cython is not installed")
         return []
     sources = [str(Path(*name.split(".")).with_suffix(".py")) for name in COMPILED_MODULES]
-    return cythonize(sources, build_dir="build/cython", quiet=True,
-                     compiler_directives={"language_level": 3, "annotation_typing": False, "binding": True,
-                                          "embedsignature": False})
+    extensions = cythonize(sources, build_dir="build/cython", quiet=True,
+                           compiler_directives={"language_level": 3, "annotation_typing": False, "binding": True,
+                                                "embedsignature": False})
+    if sys.platform != "win32":
+        # -O1 without debug info: a quarter of the compile time of Python's -O3 -g, about as fast
+        for extension in extensions:
+            extension.extra_compile_args = ["-O1", "-g0"]
+    return extensions
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
