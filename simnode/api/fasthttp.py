@@ -41,6 +41,50 @@ _TAIL = ("\r\nDate: {}\r\nServer: " + SERVER_SOFTWARE + "\r\n\r\n")
 _REFUSE = frozenset((b"transfer-encoding", b"expect", b"origin", b"upgrade"))
 
 
+# A client's requests repeat their heads byte for byte (a keep-alive client sends the same
+# headers each time, and bodies of a method mostly have one length): what a head says is parsed
+# once. The route and the body limit are looked up on every request.
+_HEADS: dict[bytes, tuple[str, int] | bool] = {}
+_HEADS_MAX = 512
+_HEAD_KEPT_MAX = 1024  # bytes: what a client's plain head takes; longer ones are parsed each time
+
+
+def _parse_head(head: bytes) -> tuple[str, int] | bool:
+    """The target and Content-Length of a request head the fast path answers, else False."""
+    lines = head.split(b"\r\n")
+    parts = lines[0].split(b" ")
+    if len(parts) != 3 or parts[0] != b"POST" or parts[2] != b"HTTP/1.1":
+        return False
+    target = parts[1]
+    if _SAFE_TARGET.match(target) is None or b"//" in target:
+        return False
+    clen = ctype = None
+    for line in lines[1:]:
+        name, sep, value = line.partition(b":")
+        if not sep or not name or name[:1] in b" \t" or name[-1:] in b" \t":
+            return False
+        n = name.lower()
+        if n == b"content-length":
+            v = value.strip(b" \t")
+            if clen is not None or not v.isdigit():
+                return False
+            clen = int(v)
+        elif n == b"content-type":
+            if ctype is not None:
+                return False
+            ctype = value
+        elif n in _REFUSE:
+            return False
+        elif n == b"connection" and value.strip(b" \t").lower() != b"keep-alive":
+            return False
+    if clen is None or ctype is None:
+        return False
+    media = ctype.split(b";", 1)[0].strip().lower().decode("latin-1")
+    if media not in GETH_MEDIA_TYPES:
+        return False
+    return target.decode("ascii"), clen
+
+
 class _Slot:
     """One request's place in the reply order."""
 
@@ -125,42 +169,19 @@ class FastHTTPProtocol(asyncio.Protocol):
                 return
 
     def _parse(self, head: bytes) -> tuple[EthService, int] | None:
-        lines = head.split(b"\r\n")
-        parts = lines[0].split(b" ")
-        if len(parts) != 3 or parts[0] != b"POST" or parts[2] != b"HTTP/1.1":
+        parsed = _HEADS.get(head)
+        if parsed is None:
+            parsed = _parse_head(head)
+            if len(head) <= _HEAD_KEPT_MAX:
+                if len(_HEADS) >= _HEADS_MAX:
+                    _HEADS.clear()
+                _HEADS[head] = parsed
+        if parsed is False:
             return None
-        target = parts[1]
-        if _SAFE_TARGET.match(target) is None or b"//" in target:
+        target, clen = parsed
+        if clen > self._site.node.config.http_body_limit:
             return None
-        clen = ctype = None
-        for line in lines[1:]:
-            name, sep, value = line.partition(b":")
-            if not sep or not name or name[:1] in b" \t" or name[-1:] in b" \t":
-                return None
-            n = name.lower()
-            if n == b"content-length":
-                v = value.strip(b" \t")
-                if clen is not None or not v.isdigit():
-                    return None
-                clen = int(v)
-            elif n == b"content-type":
-                if ctype is not None:
-                    return None
-                ctype = value
-            elif n in _REFUSE:
-                return None
-            elif n == b"connection" and value.strip(b" \t").lower() != b"keep-alive":
-                return None
-        if clen is None or ctype is None:
-            return None
-        media = ctype.split(b";", 1)[0].strip().lower().decode("latin-1")
-        if media not in GETH_MEDIA_TYPES:
-            return None
-        site = self._site
-        node = site.node
-        if clen > node.config.http_body_limit:
-            return None
-        endpoint = site.router.resolve(target.decode("ascii"))
+        endpoint = self._site.router.resolve(target)
         if not isinstance(endpoint, EthService):
             return None
         return endpoint, clen
