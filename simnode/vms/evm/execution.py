@@ -159,7 +159,7 @@ class Executor:
         accounts the block's txs touched (senders, recipients, their code and storage trie) read
         into its caches: the reads a test's next call makes first. The same state and reads as a
         call would make, only earlier."""
-        if self.chain.closed:
+        if self.chain.closed or self.chain.has_pending():  # more blocks are coming: the head moves on
             return
         head = self.chain.head
         state = self.shared_state(None, True, run=False)
