@@ -1,4 +1,5 @@
-"""The fast HTTP path's head parsing (api/fasthttp.py), cached per head byte string."""
+"""The fast HTTP path's head parsing (api/fasthttp.py), cached per head byte string: the target,
+the length and the caller (for the request log) a head gives."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ PLAIN = b"POST /ext/bc/C/rpc HTTP/1.1\r\nHost: x\r\nContent-Type: application/js
 
 
 def test_plain_heads_give_target_and_length() -> None:
-    assert fasthttp._parse_head(PLAIN) == ("/ext/bc/C/rpc", 42)
-    assert fasthttp._parse_head(PLAIN + b"\r\nConnection: keep-alive") == ("/ext/bc/C/rpc", 42)
+    assert fasthttp._parse_head(PLAIN) == (42, fasthttp._Caller("/ext/bc/C/rpc", None, "", "x"))
+    assert fasthttp._parse_head(PLAIN + b"\r\nConnection: keep-alive\r\nUser-Agent: t") == (
+        42, fasthttp._Caller("/ext/bc/C/rpc", None, "t", "x"))
 
 
 def test_heads_the_fast_path_leaves_to_aiohttp() -> None:

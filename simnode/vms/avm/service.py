@@ -33,7 +33,7 @@ from simnode.formats.hexenc import JSON, decode_bytes, encode_bytes
 from simnode.formats.ids import ZERO_ID, id_from_str, id_to_str
 from simnode.vms import txjson, utxo_api
 from simnode.vms.chain import lookup_chain
-from simnode.rpc.params import bool_arg, encoding_arg, id_arg, str_arg, uint_arg
+from simnode.rpc.params import bool_arg, encoding_arg, go_quote, id_arg, str_arg, uint_arg
 
 from .blocks import StandardBlock, parse_block
 from .state import decode_utxo_cached
@@ -156,7 +156,7 @@ def block_json(vm: XChainVM, blk: StandardBlock) -> dict[str, Any]:
         "height": blk.height,
         "time": blk.time,
         "merkleRoot": id_to_str(blk.merkle_root),
-        "txs": [tx_json(vm, tx) for tx in blk.txs],
+        "txs": [tx_json(vm, tx) for tx in blk.txs] or None,  # Go's nil slice: the genesis block has none
         "id": id_to_str(blk.id),
     }
 
@@ -320,7 +320,8 @@ class AVMService:
         try:
             addr = self.utxo_service.parse_address(address_text)
         except FormatError as exc:
-            raise RPCError(f"problem parsing address '{address_text}': {exc}") from None
+            raise RPCError(f"problem parsing address '{address_text}': couldn't parse address "
+                           f"{go_quote(address_text)}: {exc}") from None
         asset_id = self._lookup_asset(asset_text)
         now = self.vm.clock.now()
         balance = 0
@@ -341,7 +342,8 @@ class AVMService:
         try:
             addr = self.utxo_service.parse_address(address_text)
         except FormatError as exc:
-            raise RPCError(f"problem parsing address '{address_text}': {exc}") from None
+            raise RPCError(f"problem parsing address '{address_text}': couldn't parse address "
+                           f"{go_quote(address_text)}: {exc}") from None
         now = self.vm.clock.now()
         balances: dict[bytes, int] = {}
         for utxo in self._all_utxos(addr):

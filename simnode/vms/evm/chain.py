@@ -21,7 +21,7 @@ from eth.chains.base import Chain as PyEvmChain
 from eth.constants import BLANK_ROOT_HASH
 from eth.db.account import AccountDB
 from eth.vm.chain_context import ChainContext
-from eth_utils import ValidationError
+from eth_utils import ValidationError, to_checksum_address
 
 from ...crypto.hashing import keccak256
 from ...formats.ids import EVM_VM_ID, ZERO_ID
@@ -48,6 +48,7 @@ from .warp_lookups import WarpLookups
 log = logging.getLogger("simnode.evm")
 
 TX_FEE_CAP_WEI = 100 * 10**18  # coreth RPCTxFeeCap: 100 AVAX
+TX_MAX_SIZE = 4 * 32 * 1024  # the txpool's txMaxSize (128 KiB)
 # coreth's nativeasset contracts (genesis contract, balance, call)
 NATIVE_ASSET_CONTRACTS = tuple(bytes.fromhex("01" + "00" * 18 + n) for n in ("00", "01", "02"))
 EIP1820_DEPLOY_HASH = bytes.fromhex("fefb2da535e927b85fe68eb81cb2e4a5827c905f78381a01ef2322aa9b0aee8e")
@@ -350,7 +351,7 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
             if v not in (27, 28) and (v - 35) // 2 != self.evm_chain_id:
                 raise ChainError("invalid chain id for signer")
         elif tx.chain_id != self.evm_chain_id:
-            raise ChainError("invalid chain id for signer")
+            raise ChainError("invalid sender")  # the txpool's signer cannot recover it
         sender = recover_sender(raw, tx, unsigned)
         return self.submit_tx(tx, raw, sender, h)
 
@@ -364,26 +365,29 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
             max_fee = tip = tx.gas_price
         else:
             max_fee, tip = tx.max_fee_per_gas, tx.max_priority_fee_per_gas
-        if tip > max_fee:
-            raise ChainError(f"max priority fee per gas higher than max fee per gas: address 0x{sender.hex()}, "
-                             f"maxPriorityFeePerGas: {tip}, maxFeePerGas: {max_fee}")
         gas = tx.gas
         if max_fee * gas > TX_FEE_CAP_WEI and max_fee > 0:
             raise ChainError(f"tx fee ({max_fee * gas / 1e18:.2f} ether) exceeds the configured cap (100.00 ether)")
+        # then the txpool's checks, in its order and words (a mined tx is refused as "nonce too low")
+        pool = self.pool
+        if h in pool.by_hash:
+            raise ChainError("already known")
+        if len(raw) > TX_MAX_SIZE:
+            raise ChainError(f"oversized data: transaction size {len(raw)}, limit {TX_MAX_SIZE}")
         _, base_fee, gas_limit = self.next_fees()
         if gas > gas_limit:
-            raise ChainError("exceeds block gas limit")
+            raise ChainError(f"exceeds block gas limit: tx gas ({gas}) > current max gas ({gas_limit})")
+        if tip > max_fee:
+            raise ChainError("max priority fee per gas higher than max fee per gas")
         intrinsic = self._intrinsic_gas(tx)
         if gas < intrinsic:
-            raise ChainError(f"intrinsic gas too low: gas {gas}, minimum needed {intrinsic}")
+            raise ChainError(f"intrinsic gas too low: address {to_checksum_address(sender)} tx gas ({gas}), "
+                             f"minimum needed {intrinsic}")
         if tx.to == b"" and len(tx.data) > 49152:
             raise ChainError(f"max initcode size exceeded: code size {len(tx.data)} limit 49152")
-        if max_fee < base_fee:
-            raise ChainError(f"max fee per gas less than block base fee: address 0x{sender.hex()}, "
-                             f"maxFeePerGas: {max_fee}, baseFee: {base_fee}")
-        pool = self.pool
-        if h in pool.by_hash or self.tx_location(h) is not None:
-            raise ChainError("already known")
+        if max_fee < base_fee:  # the txpool's minimum fee follows the estimated base fee
+            raise ChainError(f"transaction underpriced: address {to_checksum_address(sender)} have gas fee cap "
+                             f"({max_fee}) < pool minimum fee cap ({base_fee})")
         if self.fork is not None:  # the accounts the tx names, from the upstream in one request
             first = self.head.number + 1 == self.first_local_block
             self.fork.prefetch_tx(tx, (sender, self.coinbase_for(self.head),

@@ -51,17 +51,22 @@ def parse_quantity(v: Any, arg: int = 0) -> int:
 
 
 def parse_data(v: Any, arg: int = 0) -> bytes:
+    # hexutil.Bytes wraps its decoding errors in a json.UnmarshalTypeError
     if v is None:
         return b""
     if not isinstance(v, str) or not v.startswith(("0x", "0X")):
-        raise InvalidParams(f"invalid argument {arg}: hex string without 0x prefix")
+        raise InvalidParams(f"invalid argument {arg}: {_bytes_error('hex string without 0x prefix')}")
     h = v[2:]
     if len(h) % 2:
-        raise InvalidParams(f"invalid argument {arg}: hex string of odd length")
+        raise InvalidParams(f"invalid argument {arg}: {_bytes_error('hex string of odd length')}")
     try:
         return bytes.fromhex(h)
     except ValueError:
-        raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
+        raise InvalidParams(f"invalid argument {arg}: {_bytes_error('invalid hex string')}") from None
+
+
+def _bytes_error(what: str) -> str:
+    return f"json: cannot unmarshal {what} into Go value of type hexutil.Bytes"
 
 
 _BLOCK_OVERRIDES = {"number": ("block_number", 256), "difficulty": ("difficulty", 256), "time": ("timestamp", 64),

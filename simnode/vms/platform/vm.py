@@ -208,7 +208,8 @@ class PlatformVM:
         try:
             stx = t.parse_tx(tx_bytes)
         except CodecError as e:
-            raise IssueError(f"couldn't parse tx: {e}") from None
+            # the service and txs.Parse each say so
+            raise IssueError(f"couldn't parse tx: couldn't parse tx: {e}") from None
         tx_id = stx.tx_id
         try:
             self._add_to_mempool(stx)
