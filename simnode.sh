@@ -3,12 +3,16 @@
 # (again whenever pyproject.toml changes), then runs the command.
 #   ./simnode.sh run [flags]      start a node (default: local network on 127.0.0.1:9650)
 #   ./simnode.sh test [pytest args]  run the test suite (installs Debian's chromium for the browser tests
-#                                   when it is missing and this is root with apt-get)
+#                                   when it is missing and this is root with apt-get); without args,
+#                                   the EVM tests a second time on the pure-Python core
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="$root/.venv"
 stamp="$venv/.simnode-installed"
-want="$(sha256sum "$root/pyproject.toml" | cut -c1-16)"
+# again whenever the build changes: pyproject.toml, setup.py, or a module of the compiled core
+# (simnode/compiled.py lists them; each has its .pxd beside its .py)
+want="$(cd "$root" && cat pyproject.toml setup.py $(find simnode -name '*.pxd' | sort | sed 'p;s/\.pxd$/.py/') \
+        | sha256sum | cut -c1-16)"
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "simnode: installing into $venv ..." >&2
   python3 -m venv "$venv"
@@ -74,6 +78,14 @@ case "$cmd" in
         echo "simnode: no chromium, and no root apt-get to install it: the explorer's browser tests will skip" >&2
       fi
     fi
-    cd "$root" && exec "$venv/bin/python" -m pytest "$@" ;;
+    cd "$root"
+    if [ $# -gt 0 ]; then exec "$venv/bin/python" -m pytest "$@"; fi
+    # the whole suite runs on the core the install built (compiled where a C compiler is); then
+    # the EVM's tests again on the pure-Python core (SIMNODE_PURE=1, simnode/compiled.py)
+    "$venv/bin/python" -m pytest
+    echo "simnode: the EVM tests again on the pure-Python core (SIMNODE_PURE=1)" >&2
+    SIMNODE_PURE=1 exec "$venv/bin/python" -m pytest tests/unit/test_evm_*.py tests/unit/test_warp_precompile.py \
+      tests/unit/test_subnet_evm_fees.py tests/unit/test_simnode_core.py tests/integration/test_cchain_web3.py \
+      tests/integration/test_cchain_call_args.py ;;
   *) exec "$venv/bin/simnode" "$cmd" "$@" ;;
 esac

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import lazy_package, patches
+from . import compiled, lazy_package, patches
 from .errors import NodeError
 
 if TYPE_CHECKING:
@@ -57,8 +57,33 @@ def _block_number(text: str) -> int:
     return n
 
 
+def version_text() -> str:
+    """simnode's version and which core runs (compiled.py): `simnode --version`."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        number = version("simnode")
+    except PackageNotFoundError:  # a source tree on sys.path, not installed
+        number = "unknown"
+    return f"simnode {number} (core: {compiled.core()})"
+
+
+class _Version(argparse.Action):
+    """argparse's version action, with the text made only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0,
+                         help="print the version and the core (compiled or pure), then exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(version_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="simnode", description="A single-process simulated Avalanche node.")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="start a node and serve its APIs")
     run.add_argument("--http-host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
@@ -182,7 +207,7 @@ def ready_line(node: Node) -> str:
     u = node_urls(node)
     return (f"simnode ready: network {node.genesis.network_name} ({node.config.network_id}) at {u['base']} "
             f"- info {u['info']}, X {u['X']}, P {u['P']}, C {u['C']} (ws {u['C_ws']}), "
-            f"explorer {u['explorer']}, docs {u['docs']}")
+            f"explorer {u['explorer']}, docs {u['docs']} (core: {compiled.core()})")
 
 
 def _recorder_for(node: Node, path: Path | None) -> Any:

@@ -5,6 +5,9 @@
 `uninstall()` undoes them. A program that imports simnode (or a pytest session that loads the
 plugin and uses none of its fixtures) and starts no node runs on its libraries as they are.
 
+* the import system: with SIMNODE_PURE=1, or a build older than its .py, simnode's compiled
+  modules are found as their .py (compiled.py; a finder for those names only, first in
+  sys.meta_path).
 * dataclasses (stdlib): its module global `exec` runs the kept code of simnode's own dataclass
   methods (dataclass_code.py; an exit hook writes new ones under simnode/__pycache__). Installed
   before simnode's modules are imported, start-up compiles none of them.
@@ -34,7 +37,7 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-from . import dataclass_code
+from . import compiled, dataclass_code
 
 PATCHED = ("py-evm", "trie", "eth-hash")  # the distributions whose code is replaced
 
@@ -80,6 +83,7 @@ def install(evm: bool = True) -> None:
     global _installed
     with _lock:
         if _installed == _NONE:
+            compiled.install()
             dataclass_code.load()
             _set(dataclasses, "exec", dataclass_code.kept_exec)
             atexit.register(dataclass_code.save)
@@ -117,6 +121,7 @@ def uninstall() -> None:
         _stand_ins.clear()
         atexit.unregister(dataclass_code.save)
         dataclass_code.save()
+        compiled.uninstall()
         _installed = _NONE
 
 

@@ -54,6 +54,59 @@ class _Caller(NamedTuple):
     host: str
 
 
+# A client's requests repeat their heads byte for byte (a keep-alive client sends the same
+# headers each time, and bodies of a method mostly have one length): what a head says is parsed
+# once. The route and the body limit are looked up on every request.
+_HEADS: dict[bytes, tuple[int, _Caller] | None] = {}
+_HEADS_MAX = 512
+_HEAD_KEPT_MAX = 1024  # bytes: what a client's plain head takes; longer ones are parsed each time
+
+
+def _parse_head(head: bytes) -> tuple[int, _Caller] | None:
+    """The Content-Length and the caller of a request head the fast path answers, else None."""
+    lines = head.split(b"\r\n")
+    parts = lines[0].split(b" ")
+    if len(parts) != 3 or parts[0] != b"POST" or parts[2] != b"HTTP/1.1":
+        return None
+    target = parts[1]
+    if _SAFE_TARGET.match(target) is None or b"//" in target:
+        return None
+    clen = ctype = key = None
+    agent = host = ""
+    for line in lines[1:]:
+        name, sep, value = line.partition(b":")
+        if not sep or not name or name[:1] in b" \t" or name[-1:] in b" \t":
+            return None
+        n = name.lower()
+        if n == b"content-length":
+            v = value.strip(b" \t")
+            if clen is not None or not v.isdigit():
+                return None
+            clen = int(v)
+        elif n == b"content-type":
+            if ctype is not None:
+                return None
+            ctype = value
+        elif n in _REFUSE:
+            return None
+        elif n in _LOGGED_HEADERS:
+            text = value.strip(b" \t").decode("latin-1")
+            if n == b"user-agent":
+                agent = text
+            elif n == b"host":
+                host = text
+            elif key is None and text:
+                key = text
+        elif n == b"connection" and value.strip(b" \t").lower() != b"keep-alive":
+            return None
+    if clen is None or ctype is None:
+        return None
+    media = ctype.split(b";", 1)[0].strip().lower().decode("latin-1")
+    if media not in GETH_MEDIA_TYPES:
+        return None
+    return clen, _Caller(target.decode("ascii"), key, agent, host)
+
+
 class _Slot:
     """One request's place in the reply order."""
 
@@ -138,55 +191,23 @@ class FastHTTPProtocol(asyncio.Protocol):
                 return
 
     def _parse(self, head: bytes) -> tuple[EthService, int, _Caller] | None:
-        lines = head.split(b"\r\n")
-        parts = lines[0].split(b" ")
-        if len(parts) != 3 or parts[0] != b"POST" or parts[2] != b"HTTP/1.1":
+        if head in _HEADS:
+            parsed = _HEADS[head]
+        else:
+            parsed = _parse_head(head)
+            if len(head) <= _HEAD_KEPT_MAX:
+                if len(_HEADS) >= _HEADS_MAX:
+                    _HEADS.clear()
+                _HEADS[head] = parsed
+        if parsed is None:
             return None
-        target = parts[1]
-        if _SAFE_TARGET.match(target) is None or b"//" in target:
+        clen, caller = parsed
+        if clen > self._site.node.config.http_body_limit:
             return None
-        clen = ctype = key = None
-        agent = host = ""
-        for line in lines[1:]:
-            name, sep, value = line.partition(b":")
-            if not sep or not name or name[:1] in b" \t" or name[-1:] in b" \t":
-                return None
-            n = name.lower()
-            if n == b"content-length":
-                v = value.strip(b" \t")
-                if clen is not None or not v.isdigit():
-                    return None
-                clen = int(v)
-            elif n == b"content-type":
-                if ctype is not None:
-                    return None
-                ctype = value
-            elif n in _REFUSE:
-                return None
-            elif n in _LOGGED_HEADERS:
-                text = value.strip(b" \t").decode("latin-1")
-                if n == b"user-agent":
-                    agent = text
-                elif n == b"host":
-                    host = text
-                elif key is None and text:
-                    key = text
-            elif n == b"connection" and value.strip(b" \t").lower() != b"keep-alive":
-                return None
-        if clen is None or ctype is None:
-            return None
-        media = ctype.split(b";", 1)[0].strip().lower().decode("latin-1")
-        if media not in GETH_MEDIA_TYPES:
-            return None
-        site = self._site
-        node = site.node
-        if clen > node.config.http_body_limit:
-            return None
-        path = target.decode("ascii")
-        endpoint = site.router.resolve(path)
+        endpoint = self._site.router.resolve(caller.path)
         if not isinstance(endpoint, EthService):
             return None
-        return endpoint, clen, _Caller(path, key, agent, host)
+        return endpoint, clen, caller
 
     def _dispatch(self, service: EthService, body: bytes, caller: _Caller) -> None:
         started = time.perf_counter()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from simnode import compiled
 from simnode.config import NodeConfig
 from simnode.crypto import bls
 from simnode.errors import NodeError
@@ -202,8 +203,9 @@ def test_cli_prints_ready_line_and_stops_on_sigterm(tmp_path):
         assert line.startswith("simnode ready: network local (12345) at http://127.0.0.1:")
         url = line.split(" at ", 1)[1].split(" ", 1)[0]
         assert call(url + "/ext/info", "info.getNetworkID") == {"networkID": "12345"}
-        # a new user learns of the explorer and the docs page from the ready line itself
-        assert line.rstrip().endswith(f", explorer {url}/explorer/, docs {url}/docs"), line
+        # a new user learns of the explorer and the docs page from the ready line itself, and
+        # which core runs (compiled.py)
+        assert line.rstrip().endswith(f", explorer {url}/explorer/, docs {url}/docs (core: {compiled.core()})"), line
         for page in (f"{url}/explorer/", f"{url}/docs"):
             with urllib.request.urlopen(page, timeout=10) as resp:
                 assert resp.status == 200 and resp.headers["content-type"].startswith("text/html"), page

@@ -36,6 +36,7 @@ RPC_GAS_CAP = 50_000_000  # coreth's RPCGasCap
 PROFILED_ESTIMATES = True
 SHARED_STATES = 4  # block contexts whose state Executor.shared_state keeps
 SHARED_STATE_RUNS = 256  # runs on one shared state before it is built anew
+PREPARED_TXS = 8  # a new head's txs whose accounts prepare_head reads
 MAX_INITCODE_SIZE = 49152  # EIP-3860 (Durango)
 Overrides = dict[bytes, AccountOverride]  # a StateOverride, parsed (rpcjson.parse_state_overrides)
 
@@ -126,23 +127,46 @@ class Executor:
             changes["base_fee_per_gas"] = 0
         return base, changes
 
-    def shared_state(self, block: BlockInfo | None, free: bool) -> Any:
-        """build_state's state (with the estimator's gas profiling hooks, idle unless a profile
-        is being recorded), kept for later calls with the same block, state root and base fee:
-        a test's eth_call and eth_estimateGas before its next tx share one. Every run on it is
-        reverted, as a block reverts a failed tx on its one state, so its account, code and
-        storage reads stay warm from call to call. Renewed after SHARED_STATE_RUNS runs (a run's
-        writes leave py-evm's per-account bookkeeping behind, reverted but listed)."""
+    def shared_state(self, block: BlockInfo | None, free: bool, traced: bool = False, run: bool = True) -> Any:
+        """build_state's state (with the estimator's gas profiling hooks, or with `traced` the
+        tracing hooks, idle unless a profile is being recorded or a tracer is active), kept for
+        later calls with the same block, state root and base fee: a test's eth_call and
+        eth_estimateGas before its next tx share one, eth_createAccessList's runs another. Every
+        run on it is reverted, as a block reverts a failed tx on its one state, so its account,
+        code and storage reads stay warm from call to call. Renewed after SHARED_STATE_RUNS runs
+        (a run's writes leave py-evm's per-account bookkeeping behind, reverted but listed);
+        `run=False` counts none (prepare_head)."""
         base, changes = self._context_of(block, free)
-        key = (base.hash, tuple(changes.items()))
+        key = (base.hash, tuple(changes.items()), traced)
         shared = self._shared.get(key)
         if shared is None or shared[1] >= SHARED_STATE_RUNS:
-            shared = self._shared[key] = [self.build_state(block, free, profiling=True), 0]
+            if traced:
+                at = block or self.chain.head
+                state = self.build_state(block, free, vm_class=tracing_vm(
+                    self.chain.precompiles.vm_class_at(at.header.timestamp)))
+            else:
+                state = self.build_state(block, free, profiling=True)
+            shared = self._shared[key] = [state, 0]
             while len(self._shared) > SHARED_STATES:
                 self._shared.popitem(last=False)
-        shared[1] += 1
+        shared[1] += run
         self._shared.move_to_end(key)
         return shared[0]
+
+    def prepare_head(self) -> None:
+        """The head's shared state for fee-less calls (what eth_call and eth_estimateGas without
+        fees run on), built when a block is accepted instead of by the next call, with the
+        accounts the block's txs touched (senders, recipients, their code and storage trie) read
+        into its caches: the reads a test's next call makes first. The same state and reads as a
+        call would make, only earlier."""
+        if self.chain.closed or self.chain.has_pending():  # more blocks are coming: the head moves on
+            return
+        head = self.chain.head
+        state = self.shared_state(None, True, run=False)
+        for tx in head.txs[:PREPARED_TXS]:
+            state.get_balance(tx.sender)
+            if tx.to and state.get_code(tx.to):
+                state.get_storage(tx.to, 0)  # opens the contract's storage (its root, its trie's top)
 
     def build_state(self, block: BlockInfo | None, free: bool, overrides: Overrides | None = None,
                     vm_class: Any = None, profiling: bool = False,
@@ -327,10 +351,8 @@ class Executor:
         until a run finds the list it ran with; that list and that run's gas. `args` have
         setDefaults' values (fees, nonce, gas)."""
         chain = self.chain
-        at = block or chain.head
         to = args.to if args.to is not None else generate_contract_address(args.sender, args.nonce or 0)
-        state = self.build_state(block, not args.paying,
-                                 vm_class=tracing_vm(chain.precompiles.vm_class_at(at.header.timestamp)))
+        state = self.shared_state(block, not args.paying, traced=True)
         excluded = frozenset({args.sender, to, *chain.active_precompiles(state.execution_context.timestamp)})
         found = AccessListTracer(args.access_list or [], excluded)
         while True:

@@ -310,11 +310,11 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                         check = from_bytes(check, "big")
                     if not check:
                         continue
-                pc = dest
-                if dest >= n_code or raw[dest] != JUMPDEST:
-                    code.program_counter = pc
+                if dest >= n_code or raw[dest] != JUMPDEST:  # (dest may not fit the compiled core's pc)
+                    code.program_counter = dest
                     gm.gas_remaining = gas
                     raise InvalidJumpDestination("Invalid Jump Destination")
+                pc = dest
                 if mask is None:
                     mask = code_mask(raw)
                 if mask[dest] != 1:

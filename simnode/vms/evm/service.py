@@ -14,6 +14,7 @@ Handlers parse params, call the chain (chain.py / execution.py) and format geth-
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import time
 from dataclasses import replace
@@ -52,6 +53,7 @@ class EthAPI:
         for k in keys:
             chain.dev_keys[address_of(k)] = k
         self.accounts = [address_of(k) for k in keys]
+        self._preparing = False
         chain.listeners.append(self._on_event)
         self._oracle_head: bytes | None = None
         self._oracle_price = ORACLE_MIN_PRICE
@@ -182,10 +184,22 @@ class EthAPI:
     # -------------------------------------------------------------- events (filters)
 
     def _on_event(self, kind: str, payload: Any) -> None:
-        if kind == "pending":
+        if kind == "block" and not self._preparing:
+            # the next call's state, built once the block's work is done (one for a run of blocks)
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # mined off the event loop (a replay): the next call builds it
+                return
+            self._preparing = True
+            loop.call_soon(self._prepare_head)
+        elif kind == "pending":
             for f in self.filters.values():
                 if f["type"] == "pending":
                     f["items"].append(hb(payload.hash))
+
+    def _prepare_head(self) -> None:
+        self._preparing = False
+        self.exec.prepare_head()
 
     def _gc_filters(self) -> None:
         now = time.monotonic()
