@@ -1,9 +1,11 @@
 """Errors of the codec package."""
 
+from simnode.errors import InvalidInput
 
-class CodecError(ValueError):
+
+class CodecError(InvalidInput):
     """Bytes that do not decode (truncated, trailing bytes, unknown type ID...) or a value that cannot encode."""
 
 
-class VerifyError(ValueError):
+class VerifyError(InvalidInput):
     """A decoded structure that breaks a syntactic rule (AvalancheGo's ``Verify()``); texts match AvalancheGo."""

@@ -47,6 +47,7 @@ from simnode.codec.propertyfx import (
 )
 from simnode.codec.registry import FxOperation, State
 from simnode.formats.ids import NFTFX_ID, PROPERTYFX_ID, SECP256K1FX_ID, utxo_id
+from simnode.errors import TxError
 
 ID_LEN = 32
 CODEC_VERSION_BYTES = b"\x00\x00"
@@ -54,10 +55,6 @@ CODEC_VERSION_BYTES = b"\x00\x00"
 FX_IDS = (SECP256K1FX_ID, NFTFX_ID, PROPERTYFX_ID)
 SECP_FX, NFT_FX, PROPERTY_FX = 0, 1, 2
 FX_CREDENTIALS = (Credential, NftCredential, PropertyCredential)  # by fx index
-
-
-class TxError(ValueError):
-    """A tx that AvalancheGo would refuse; str() is AvalancheGo's error text."""
 
 
 # --------------------------------------------------------------------------------------- types

@@ -51,6 +51,7 @@ from ...crypto import CryptoError
 from ...crypto.hashing import keccak256
 from ...crypto.secp256k1 import recover_eth_address
 from ...formats.ids import id_to_str
+from simnode.errors import Refused
 
 ID_LEN = 32
 ADDR_LEN = 20
@@ -66,7 +67,7 @@ TARGET_ATOMIC_TXS_SIZE = 40 * 1024  # bytes of atomic txs a block builder aims f
 EMPTY_EXT_DATA_HASH = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 
 
-class AtomicTxError(ValueError):
+class AtomicTxError(Refused):
     """A C-Chain atomic tx that coreth would refuse; str() is coreth's text."""
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any
+from simnode.errors import InvalidInput
 
 WINDOW_LEN = 10
 MAX_U64 = (1 << 64) - 1
@@ -37,7 +38,7 @@ FEE_CONFIG_FIELDS = (
 )
 
 
-class FeeConfigError(ValueError):
+class FeeConfigError(InvalidInput):
     pass
 
 

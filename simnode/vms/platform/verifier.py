@@ -35,10 +35,7 @@ from . import fees
 from . import txs as t
 from .context import PlatformContext
 from .effects import Effects
-
-
-class TxError(ValueError):
-    pass
+from ...errors import TxError
 
 
 @contextmanager

@@ -29,6 +29,7 @@ from eth.exceptions import Revert, VMError, WriteProtection
 from eth_utils import to_checksum_address
 
 from ....crypto.hashing import keccak256
+from simnode.errors import InvalidInput
 
 WRITE_GAS_PER_SLOT = 20_000
 READ_GAS_PER_SLOT = 5_000
@@ -43,7 +44,7 @@ class PrecompileError(VMError):
     """A precompile's error (geth: any error but ErrExecutionReverted): all gas is used."""
 
 
-class ConfigError(ValueError):
+class ConfigError(InvalidInput):
     """A precompile config that subnet-evm's Verify refuses."""
 
 
