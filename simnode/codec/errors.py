@@ -1,6 +1,9 @@
-"""Errors of the codec package."""
+"""Errors of the codec package, and the one place a failed syntactic check becomes a TxError."""
 
-from simnode.errors import InvalidInput
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from simnode.errors import InvalidInput, TxError
 
 
 class CodecError(InvalidInput):
@@ -9,3 +12,12 @@ class CodecError(InvalidInput):
 
 class VerifyError(InvalidInput):
     """A decoded structure that breaks a syntactic rule (AvalancheGo's ``Verify()``); texts match AvalancheGo."""
+
+
+@contextmanager
+def tx_errors(prefix: str = "", catch: tuple[type[Exception], ...] = (VerifyError,)) -> Iterator[None]:
+    """A failed check (`catch`) as the TxError AvalancheGo's executors return: `prefix` + its text."""
+    try:
+        yield
+    except catch as e:
+        raise TxError(f"{prefix}{e}") from None

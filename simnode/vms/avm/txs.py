@@ -47,7 +47,7 @@ from simnode.codec.propertyfx import (
 )
 from simnode.codec.registry import FxOperation, State
 from simnode.formats.ids import NFTFX_ID, PROPERTYFX_ID, SECP256K1FX_ID, utxo_id
-from simnode.errors import TxError
+from simnode.errors import TxError  # noqa: F401 - importers of the X-Chain txs name it here
 
 ID_LEN = 32
 CODEC_VERSION_BYTES = b"\x00\x00"
