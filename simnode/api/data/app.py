@@ -8,8 +8,9 @@ without `null` members (an optional field is omitted, never null; context.NULL i
 or, when it returns None, with an empty body (an operation whose answer has no content). A route of
 the documents that this node does not serve yet validates its parameters, then answers a 404
 saying so; one that routes.NOT_SERVED names answers its 404 saying why before any validation.
-Every 4xx/5xx is a NestJS error body; an unexpected exception is logged and answered 500 without
-details.
+Every 4xx/5xx is a NestJS error body: an ApiError's, or a domain error's raised below the API
+(`simnode.errors`: not found 404, unavailable 503, else 400, its text the message); any other
+exception is a bug, logged with its traceback and answered 500 without details.
 
 Documents: `GET /api-json` is the Data API document and `GET /api-json/metrics` the Metrics API
 document, each the real one with `servers` pointing at this node and only the routes this node
@@ -27,7 +28,8 @@ import orjson
 from aiohttp import web
 
 from .context import NULL, RequestContext
-from .errors import ApiError, error_body
+from ...errors import DomainError
+from .errors import ApiError, domain_status, error_body
 from .health import HealthDown
 from .pages import SignedPageTokens, UuidPageTokens
 from .params import validate_body, validate_params
@@ -124,6 +126,9 @@ class DataAPI:
             return json_response(503, down.result, headers)
         except ApiError as exc:
             return json_response(exc.status, error_body(exc.status, exc.message, array_messages), headers)
+        except DomainError as exc:
+            status = domain_status(exc)
+            return json_response(status, error_body(status, exc.message, array_messages), headers)
         except Exception:
             log.exception("Data API request failed: %s %s (%s)", request.method, request.raw_path, operation)
             return json_response(500, error_body(500, "Internal server error", array_messages), headers)
