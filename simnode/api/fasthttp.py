@@ -28,6 +28,7 @@ from aiohttp.helpers import rfc822_formatted_time
 from aiohttp.http import SERVER_SOFTWARE
 
 from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService
+from .body_limit import over_limit
 from .server import Router
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ class FastHTTPProtocol(asyncio.Protocol):
             return None
         site = self._site
         node = site.node
-        if clen > node.config.http_body_limit:
+        if over_limit(clen, node.config.http_body_limit):
             return None
         endpoint = site.router.resolve(target.decode("ascii"))
         if not isinstance(endpoint, EthService):

@@ -29,6 +29,7 @@ from aiohttp import web
 
 from .context import NULL, RequestContext
 from ...errors import DomainError
+from ..body_limit import BodyTooLarge, check_declared, read_body
 from .errors import ApiError, domain_status, error_body
 from .health import HealthDown
 from .pages import SignedPageTokens, UuidPageTokens
@@ -150,14 +151,14 @@ class DataAPI:
     async def _json_body(self, request: web.Request) -> Any:
         """The JSON body; `{}` when the request is not JSON (as express's JSON parser leaves it)."""
         limit = self.node.config.http_body_limit
-        if request.content_length is not None and request.content_length > limit:
-            raise ApiError(413, "request entity too large")
-        media = (request.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
-        if media != JSON_TYPE and not media.endswith("+json"):
-            return {}
-        raw = await request.read()
-        if len(raw) > limit:
-            raise ApiError(413, "request entity too large")
+        try:
+            check_declared(request, limit)
+            media = (request.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+            if media != JSON_TYPE and not media.endswith("+json"):
+                return {}
+            raw = await read_body(request, limit)
+        except BodyTooLarge:
+            raise ApiError(413, "request entity too large") from None
         if not raw.strip():
             return {}
         try:
