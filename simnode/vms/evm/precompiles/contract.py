@@ -29,6 +29,8 @@ from eth.exceptions import Revert, VMError, WriteProtection
 from eth_utils import to_checksum_address
 
 from ....crypto.hashing import keccak256
+from ....formats import FormatError
+from ....formats.jsonnum import hex_or_decimal
 from simnode.errors import InvalidInput
 
 WRITE_GAS_PER_SLOT = 20_000
@@ -214,12 +216,10 @@ def json_uint64(value: Any, field: str) -> int:
 
 def json_big(value: Any, field: str) -> int:
     """A HexOrDecimal256: a JSON number, or a string of decimal or 0x-hex digits."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, str):
+    if isinstance(value, (int, str)) and not isinstance(value, bool):
         try:
-            number = int(value, 16) if value[:2].lower() == "0x" else int(value, 10)
-        except ValueError:
+            number = hex_or_decimal(value, signed=True)
+        except FormatError:
             raise JSONError(f"invalid hex or decimal integer {value!r} for {field}") from None
     else:
         raise JSONError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field {field}")
