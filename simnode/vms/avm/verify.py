@@ -27,7 +27,6 @@ from simnode.codec import (
     TransferInput,
     TransferOutput,
     TypeRegistry,
-    VerifyError,
     inputs_sorted_unique,
     is_sorted,
     is_sorted_and_unique,
@@ -105,17 +104,13 @@ class StateReader(Protocol):
 
 
 def _verify(obj: Any) -> None:
-    try:
+    with tx_errors():
         obj.verify()
-    except VerifyError as exc:
-        raise TxError(str(exc)) from None
 
 
 def _base_verify(base: BaseTxFields, b: Backend) -> None:
-    try:
+    with tx_errors():
         base.verify(b.network_id, b.chain_id)
-    except VerifyError as exc:
-        raise TxError(str(exc)) from None
 
 
 def _flow_check(fee: int, fee_asset: bytes, all_ins: list[tuple[TransferableInput, ...]],
