@@ -32,6 +32,19 @@ def parse_uint(value: object, bits: int = 64) -> int:
     return number
 
 
+def json_kind(value: object) -> str:
+    """The JSON type of a decoded value as Go's encoding/json names it in an UnmarshalTypeError."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
 def hex_or_decimal(value: object, signed: bool = False) -> int:
     """go-ethereum's math.HexOrDecimal64/256 (genesis and chain config numbers): a JSON number, a
     "0x"-prefixed hex string or a decimal string; negative only when `signed` (a leading "-" on
