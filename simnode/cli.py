@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from . import lazy_package
 from .config import LOG_LEVELS, NodeConfig
 from .errors import NodeError
+from .formats.errors import FormatError
+from .formats.jsonnum import hex_or_decimal
 from .genesis import GenesisError
 
 if TYPE_CHECKING:
@@ -46,12 +48,9 @@ def _rate(text: str) -> int:
 
 def _block_number(text: str) -> int:
     try:
-        n = int(text, 16) if text.lower().startswith("0x") else int(text)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise argparse.ArgumentTypeError("the fork block is a block number (decimal or 0x-hex), at least 0")
-    return n
+        return hex_or_decimal(text)
+    except FormatError:
+        raise argparse.ArgumentTypeError("the fork block is a block number (decimal or 0x-hex), at least 0") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
