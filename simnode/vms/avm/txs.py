@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Self
 
+from simnode.codec.signed import encode_signed, read_signed_body
 from simnode.codec import (
     UTXO,
     BaseTxFields,
@@ -277,14 +278,8 @@ class Tx:
 
 def read_tx_body(r: Reader, reg: TypeRegistry = X_REGISTRY) -> Tx:
     """A signed tx without its version prefix (as inside a block); its bytes get the prefix."""
-    start = r.offset
-    unsigned = reg.decode_typed(r, UnsignedTx)
-    unsigned_end = r.offset
-    count = r.count_u32(8)
-    creds = tuple(reg.decode_typed(r, Credential) for _ in range(count))
-    unsigned_bytes = CODEC_VERSION_BYTES + r.slice(start, unsigned_end)
-    tx_bytes = CODEC_VERSION_BYTES + r.slice(start, r.offset)
-    return Tx(unsigned, creds, unsigned_bytes, tx_bytes, hashlib.sha256(tx_bytes).digest())
+    s = read_signed_body(r, reg, lambda r: reg.decode_typed(r, UnsignedTx), Credential)
+    return Tx(s.unsigned, s.credentials, s.unsigned_bytes, s.tx_bytes, s.tx_id)
 
 
 def check_done(r: Reader, total: int) -> None:
@@ -302,14 +297,8 @@ def parse_tx(data: bytes, reg: TypeRegistry = X_REGISTRY) -> Tx:
 
 
 def encode_tx(unsigned: UnsignedTx, creds: Iterable[Credential], reg: TypeRegistry = X_REGISTRY) -> Tx:
-    unsigned_bytes = reg.marshal(unsigned)  # type: ignore[arg-type]
-    creds = tuple(creds)
-    w = Writer()
-    w.u32(len(creds))
-    for cred in creds:
-        reg.encode_typed(w, cred)
-    tx_bytes = unsigned_bytes + w.getvalue()
-    return Tx(unsigned, creds, unsigned_bytes, tx_bytes, hashlib.sha256(tx_bytes).digest())
+    s = encode_signed(unsigned, tuple(creds), reg)  # type: ignore[arg-type]
+    return Tx(unsigned, s.credentials, s.unsigned_bytes, s.tx_bytes, s.tx_id)
 
 
 def sign_tx(unsigned: UnsignedTx, keys: list[list[bytes]], reg: TypeRegistry = X_REGISTRY,

@@ -27,6 +27,7 @@ from typing import Any, Protocol, Self
 
 import rlp
 
+from ...codec.signed import encode_signed, read_signed_body
 from ...codec import (
     CodecError,
     Credential,
@@ -244,14 +245,8 @@ class AtomicTx:
 
 
 def _read_body(r: Reader) -> AtomicTx:
-    start = r.offset
-    unsigned = C_REGISTRY.decode_typed(r, UnsignedAtomicTx)
-    unsigned_end = r.offset
-    count = r.count_u32(8)
-    creds = tuple(C_REGISTRY.decode_typed(r, Credential) for _ in range(count))
-    unsigned_bytes = CODEC_VERSION_BYTES + r.slice(start, unsigned_end)
-    tx_bytes = CODEC_VERSION_BYTES + r.slice(start, r.offset)
-    return AtomicTx(unsigned, creds, unsigned_bytes, tx_bytes, hashlib.sha256(tx_bytes).digest())
+    s = read_signed_body(r, C_REGISTRY, lambda r: C_REGISTRY.decode_typed(r, UnsignedAtomicTx), Credential)
+    return AtomicTx(s.unsigned, s.credentials, s.unsigned_bytes, s.tx_bytes, s.tx_id)
 
 
 def parse_tx(data: bytes) -> AtomicTx:
@@ -265,14 +260,8 @@ def parse_tx(data: bytes) -> AtomicTx:
 
 
 def encode_tx(unsigned: UnsignedImportTx | UnsignedExportTx, creds: Iterable[Credential]) -> AtomicTx:
-    unsigned_bytes = C_REGISTRY.marshal(unsigned)  # type: ignore[arg-type]
-    creds = tuple(creds)
-    w = Writer()
-    w.u32(len(creds))
-    for cred in creds:
-        C_REGISTRY.encode_typed(w, cred)
-    tx_bytes = unsigned_bytes + w.getvalue()
-    return AtomicTx(unsigned, creds, unsigned_bytes, tx_bytes, hashlib.sha256(tx_bytes).digest())
+    s = encode_signed(unsigned, tuple(creds), C_REGISTRY)  # type: ignore[arg-type]
+    return AtomicTx(unsigned, s.credentials, s.unsigned_bytes, s.tx_bytes, s.tx_id)
 
 
 def sign_tx(unsigned: UnsignedImportTx | UnsignedExportTx, keys: list[list[bytes]]) -> AtomicTx:
