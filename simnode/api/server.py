@@ -18,6 +18,7 @@ from aiohttp import web
 from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService, GorillaService
 from .body_limit import BodyTooLarge, check_declared, read_body
 from .explorer import add_routes as add_explorer_routes
+from .request_log import log_middleware
 
 if TYPE_CHECKING:
     from .node_services import NodeServices
@@ -131,7 +132,7 @@ async def _common_headers(request: web.Request, handler: Callable[[web.Request],
 def build_app(node: NodeServices) -> web.Application:
     router = Router(node)
     # aiohttp's own cap is set high; the node applies its body limit per request.
-    app = web.Application(middlewares=[_common_headers], client_max_size=max(node.config.http_body_limit, 1 << 20) * 8)
+    app = web.Application(middlewares=[_common_headers, log_middleware(node)], client_max_size=max(node.config.http_body_limit, 1 << 20) * 8)
     app[NODE_KEY] = node
     data_api: list[Any] = []  # the DataAPI, made on the first Data/Metrics API request
 

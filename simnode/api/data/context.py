@@ -48,6 +48,7 @@ class RequestContext:
     tokens: PageTokens
     memo: dict[str, Any]            # what handlers keep between requests, by name
     cursor: Any = None              # what the request's pageToken carried; None on a first page
+    caller_key: str | None = None   # the API key the request came with (request_log.api_key)
 
     @classmethod
     def read(cls, node: NodeServices, op: Operation, params: dict[str, Any], body: dict[str, Any] | None,
