@@ -10,7 +10,7 @@ from simnode.codec import OutputOwners
 from simnode.crypto import bls
 from simnode.formats import FormatError, format_address, format_float4, id_to_str, node_id_from_str, node_id_to_str
 from simnode.rpc.jsonrpc import RPCError
-from simnode.rpc.params import bad_arg, uint_arg
+from simnode.rpc.params import bad_arg, str_list_arg, uint_arg
 
 from . import txs as t
 from .service_params import id_arg, num
@@ -41,7 +41,7 @@ def validator_methods(vm: PlatformVM) -> dict[str, Any]:
     def get_current_validators(p: dict) -> dict:
         subnet = id_arg(p, "subnetID")
         try:
-            node_ids = {node_id_from_str(n) for n in (p.get("nodeIDs") or [])}
+            node_ids = {node_id_from_str(n) for n in str_list_arg(p, "nodeIDs")}
         except FormatError:
             raise bad_arg() from None
         sub = vm.state.subnets.get(subnet)
