@@ -42,7 +42,8 @@ def _rate(text: str) -> int:
     """`N` or `N/s`: requests per second, N >= 1."""
     digits = text.removesuffix("/s")
     if not (digits.isascii() and digits.isdigit()) or int(digits) < 1:
-        raise argparse.ArgumentTypeError("the rate limit is a whole number of requests per second (N or N/s), at least 1")
+        raise argparse.ArgumentTypeError(
+            "the rate limit is a whole number of requests per second (N or N/s), at least 1")
     return int(digits)
 
 
@@ -132,8 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the network ID the data dir was created with (default 12345)")
     export.add_argument("--source-genesis", type=Path, default=None,
                         help="the genesis file the data dir was created with, if any")
+    export.add_argument("--source-seed", type=int, default=0,
+                        help="the seed the node ran with (`run --seed`, a scenario's [network] seed; default 0): "
+                             "it names the in-process relayer's account")
     reindex = sub.add_parser("reindex", help="rebuild every index row from the chains' blocks (node stopped)")
-    reindex.add_argument("--data-dir", type=Path, default=None, help="database folder (default ~/.simnode/network-<id>)")
+    reindex.add_argument("--data-dir", type=Path, default=None,
+                         help="database folder (default ~/.simnode/network-<id>)")
     reindex.add_argument("--network-id", type=int, default=12345, help="network ID (default 12345, local)")
     reindex.add_argument("--genesis", type=Path, default=None, help="the genesis file the data dir was created with")
     return parser
@@ -388,7 +393,8 @@ def export_command(args: argparse.Namespace) -> int:
 
     try:
         result = export_network(args.dir, data_dir=args.data_dir, source_network_id=args.source_network_id,
-                                source_genesis=args.source_genesis, nodes=args.nodes, network_id=args.network_id)
+                                source_genesis=args.source_genesis, source_seed=args.source_seed, nodes=args.nodes,
+                                network_id=args.network_id)
     except (ExportError, NodeError, GenesisError) as exc:
         print(f"simnode: {exc}", file=sys.stderr)
         return 1

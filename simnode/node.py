@@ -37,6 +37,7 @@ from .profiling import Profiler
 from .formats.ids import AVM_VM_ID, EVM_VM_ID, PLATFORM_VM_ID, SUBNET_EVM_VM_ID, ZERO_ID, id_to_str, node_id_to_str
 from .genesis import Genesis, build_genesis, load_genesis, load_network_genesis, rebased_start_time, staker_keys
 from .index import Indexer
+from .webhooks.service import WebhookService
 from .store import META, Snapshots, Store
 from .vms.avm import service as avm_service
 from .vms.chain import BlockBuilding, Chain, ChainContext
@@ -74,7 +75,8 @@ class Node:
         for secret in keys.secrets.values():
             self.keystore.add(secret)
         self.clock: Clock = (
-            VirtualClock(self.config.start_time_ms if self.config.start_time_ms is not None else DEFAULT_VIRTUAL_START_MS)
+            VirtualClock(self.config.start_time_ms if self.config.start_time_ms is not None
+                         else DEFAULT_VIRTUAL_START_MS)
             if self.config.clock_mode == "virtual" else WallClock()
         )
         self._tmpdir: str | None = None
@@ -89,6 +91,7 @@ class Node:
         self._deferred: list[DeferredChain] = []
         self.snapshots: Snapshots | None = None
         self.indexer: Indexer | None = None
+        self.webhooks = WebhookService(self)  # the Webhooks API: fed accepted blocks after the index
         self.warp_signer: WarpSigner | None = None  # the validators signing Warp messages
         self.aggregator: Aggregator | None = None  # the signature aggregator's core
         self.warp_validators = PlatformValidators(self.chains)  # what the EVM chains verify predicates with
@@ -295,6 +298,7 @@ class Node:
         self.snapshots = Snapshots(self.store)
         self.snapshots.on_revert.append(self._reload_chains)
         self.indexer = Indexer(self.store) if self.config.index else None
+        self.webhooks.open()
         stored = self.store.get_obj(_GENESIS_TIME_KEY)
         if stored is None:
             # AvalancheGo re-bases the shipped local genesis to a recent start; files given
@@ -384,7 +388,7 @@ class Node:
         assert self.store is not None
         return ChainContext(config=self.config, genesis=self.genesis, store=self.store, clock=self.clock,
                             chain_id=chain_id, chains=self.chains, genesis_time=self.genesis_time,
-                            node_id=self.node_id, snapshots=self.snapshots, indexer=self.indexer,
+                            node_id=self.node_id, snapshots=self.snapshots, indexer=self.webhooks.feed,
                             warp_validators=self.warp_validators,
                             first_block_credits=((relayer_address(self.config.seed), RELAYER_FUNDS),),
                             fork=self.fork,
@@ -427,6 +431,7 @@ class Node:
             site = FastSockSite(self._runner, sock, self)
             await site.start()
             await self._build_deferred_chains()
+            self.webhooks.start()
             self.chain_manager.attach()
             self.chain_manager.sync()  # the L1 chains recorded by earlier runs start again
         except BaseException:
@@ -462,6 +467,7 @@ class Node:
             self._clock_wakeup.set()
 
     async def stop(self) -> None:
+        await self.webhooks.stop()
         if self._clock_task is not None:
             self._stopping = True
             self.wake_clock()

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..signing.signer import PlatformValidators, WarpSigner
     from ..store import Store
     from ..vms.chain import Chain
+    from ..webhooks.service import WebhookService
 
 
 @runtime_checkable
@@ -77,6 +78,8 @@ class NodeServices(Protocol):
     def relayer(self) -> Relayer | None: ...
     @property
     def relayer_on(self) -> bool: ...
+    @property
+    def webhooks(self) -> WebhookService: ...
 
     # ------------------------------------------------------------------ routes and aliases
     @property

@@ -43,7 +43,8 @@ async def serve_gorilla(service: GorillaService, request: web.Request) -> web.Re
     body = await request.read() if request.method == "POST" else b""
     reply = await service.handle(request.method, request.headers.get("Content-Type"), body)
     resp = web.Response(status=reply.status, body=reply.body)
-    resp.headers["Content-Type"] = reply.content_type
+    if reply.content_type:
+        resp.headers["Content-Type"] = reply.content_type
     if reply.status == 200:
         resp.headers["X-Content-Type-Options"] = "nosniff"
     return resp
@@ -105,7 +106,8 @@ async def _not_bootstrapped(_: web.Request) -> web.Response:
 
 
 @web.middleware
-async def _common_headers(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+async def _common_headers(request: web.Request,
+                          handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
     origin = request.headers.get("Origin")
     if request.method == "OPTIONS":
         resp: web.StreamResponse = web.Response(status=204)
@@ -132,7 +134,8 @@ async def _common_headers(request: web.Request, handler: Callable[[web.Request],
 def build_app(node: NodeServices) -> web.Application:
     router = Router(node)
     # aiohttp's own cap is set high; the node applies its body limit per request.
-    app = web.Application(middlewares=[_common_headers, log_middleware(node)], client_max_size=max(node.config.http_body_limit, 1 << 20) * 8)
+    app = web.Application(middlewares=[_common_headers, log_middleware(node)],
+                          client_max_size=max(node.config.http_body_limit, 1 << 20) * 8)
     app[NODE_KEY] = node
     data_api: list[Any] = []  # the DataAPI, made on the first Data/Metrics API request
 

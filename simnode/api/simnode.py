@@ -12,6 +12,8 @@
   C-Chain address (`0x…`) `amount` wei; on a fork, any upstream address.
 * `simnode.setRelayer {enabled}` switches the in-process ICM relayer; `simnode.getRelayer {}` →
   `{enabled, address, pending}` (its account and the messages waiting for delivery).
+* `simnode.getWebhooks`, `simnode.setWebhookDelivery`, `simnode.sendTestWebhookEvent`: the
+  webhooks' deliveries for the explorer (webhooks_dev.py).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ..formats.errors import FormatError
 from ..formats.ids import id_to_str
 from ..formats.jsonnum import format_rfc3339, parse_uint
 from ..rpc.jsonrpc import GorillaService, RPCError
+from . import webhooks_dev
 
 if TYPE_CHECKING:
     from .node_services import NodeServices
@@ -126,4 +129,5 @@ def build_service(node: NodeServices) -> GorillaService:
         "getTime": get_time, "advanceTime": advance_time, "setTime": set_time,
         "snapshot": snapshot, "revert": revert, "mine": mine,
         "setRelayer": set_relayer, "getRelayer": get_relayer, "fundAddress": fund_address,
+        **webhooks_dev.methods(node),
     }})

@@ -43,6 +43,7 @@ from ..crypto import bls
 from ..crypto.hashing import keccak256, ripemd160, sha256
 from ..formats.address import format_address, hrp_for_network
 from ..formats.ids import ZERO_ID, id_to_str, node_id_to_str
+from ..vms.atomic import PREFIX as ATOMIC_PREFIX
 from .tomlout import toml_key_values
 
 DEFAULT_NETWORK_ID = 1337
@@ -272,6 +273,10 @@ def xp_balances(node: Any) -> Balances:
             skipped["P-Chain UTXO(s) of other assets, with several owners or a non-stakeable lock"] += 1
             continue
         out.p[o.owners.addresses[0]].append((o.amount, locktime))
+    in_flight = sum(1 for key, _ in store.iterate(ATOMIC_PREFIX) if key[len(ATOMIC_PREFIX) + 64:][:1] == b"u")
+    if in_flight:
+        skipped["UTXO(s) exported from one chain and not yet imported on the other (shared memory: a genesis has "
+                "none; import them before the export)"] += in_flight
     out.left_out = [f"{n} {what}" for what, n in sorted(skipped.items())]
     return out
 
@@ -290,7 +295,7 @@ class ExportResult:
 
 
 def export_network(out_dir: Path, *, data_dir: Path | None = None, source_network_id: int = 12345,
-                   source_genesis: Path | None = None, nodes: int = DEFAULT_NODES,
+                   source_genesis: Path | None = None, source_seed: int = 0, nodes: int = DEFAULT_NODES,
                    network_id: int = DEFAULT_NETWORK_ID, start_time: int | None = None) -> ExportResult:
     from ..node import Node
 
@@ -301,6 +306,7 @@ def export_network(out_dir: Path, *, data_dir: Path | None = None, source_networ
         raise ExportError("--nodes must be 1..100")
     # a virtual clock at the epoch: opening the chains must not move them (no staker's end is due then)
     config = NodeConfig(data_dir=data_dir, network_id=source_network_id, genesis_file=source_genesis, index=False,
+                        seed=source_seed,
                         clock_mode="virtual", start_time_ms=0, log_level="WARN", relayer=False)
     db = config.resolved_data_dir() / "db"
     if not db.is_dir():
@@ -377,7 +383,7 @@ def _export(node: Any, out: Path, count: int, network_id: int, start_time: int |
         _secret(d / "staker.key", m.key_pem)
         _secret(d / "signer.key", m.signer.to_bytes())
     l1s = _export_l1s(node, out, members, left_out)
-    (out / "README.md").write_text(_readme(out, network_id, members, l1s, left_out))
+    (out / "README.md").write_text(_readme(out, genesis, members, l1s, left_out))
     return ExportResult(out, network_id, members, genesis, l1s, left_out)
 
 
@@ -398,7 +404,8 @@ def _unnamed(e: EvmExport, chain: str) -> list[str]:
     out = []
     if e.unnamed_accounts:
         out.append(f"{e.unnamed_accounts} {chain} account(s) holding {e.unnamed_wei} wei whose address no block "
-                   "names (set with dev methods only)")
+                   "names (set with dev methods only, or the in-process relayer's when --source-seed is not the "
+                   "seed the node ran with)")
     if e.unnamed_slots:
         out.append(f"{e.unnamed_slots} {chain} storage slot(s) whose key no block names (set with dev methods only)")
     return out
@@ -456,7 +463,7 @@ def _export_l1s(node: Any, out: Path, members: list[ExportedNode], left_out: lis
         text = ("# The subnets and L1s of the exported network, created again on it:\n"
                 "#   simnode replay recreate-l1s.toml --target http://127.0.0.1:9650\n"
                 "# `from` must be a funded key on the target (ewoq is, if this network's ewoq was).\n"
-                f"name = \"recreate the L1s\"\n")
+                "name = \"recreate the L1s\"\n")
         text += "".join("\n[[steps]]\n" + toml_key_values(s) for s in steps)
         (out / "recreate-l1s.toml").write_text(text)
     return names
@@ -470,27 +477,41 @@ def _dir_name(name: str, taken: list[str]) -> str:
     return out
 
 
-def _readme(out: Path, network_id: int, members: list[ExportedNode], l1s: list[str], left_out: list[str]) -> str:
-    d = out.resolve()
+def node_arguments(export_dir: Path, genesis: dict[str, Any], k: int, *, http_port: int, staking_port: int,
+                   beacon_port: int, chain_config_dir: Path | None = None, data_dir: Path | None = None) -> list[str]:
+    """AvalancheGo's flags for the export's node k (0-based) on one machine: its keys, ports and data dir
+    (default its folder under nodes/); node-1 (k = 0) is the others' bootstrap beacon, on `beacon_port`."""
+    d = export_dir.resolve()
+    keys = d / "nodes" / f"node-{k + 1}"
+    args = [f"--network-id={genesis['networkID']}", f"--genesis-file={d / 'genesis.json'}",
+            f"--staking-tls-cert-file={keys / 'staker.crt'}", f"--staking-tls-key-file={keys / 'staker.key'}",
+            f"--staking-signer-key-file={keys / 'signer.key'}", f"--data-dir={data_dir or keys}",
+            f"--http-port={http_port}", f"--staking-port={staking_port}", "--public-ip=127.0.0.1"]
+    if k:
+        beacon = genesis["initialStakers"][0]["nodeID"]
+        args += [f"--bootstrap-ips=127.0.0.1:{beacon_port}", f"--bootstrap-ids={beacon}"]
+    else:
+        args += ["--bootstrap-ips=", "--bootstrap-ids="]
+    if chain_config_dir is not None:
+        args.append(f"--chain-config-dir={chain_config_dir}")
+    return args
+
+
+def _readme(out: Path, genesis: dict[str, Any], members: list[ExportedNode], l1s: list[str],
+            left_out: list[str]) -> str:
+    from ..formats.ids import SUBNET_EVM_VM_ID
+
+    network_id = genesis["networkID"]
     lines = [f"# Network {network_id}, exported by simnode", "",
              "Start each node with its own command line (on one machine as written; on several, give each its "
-             "`--public-ip` and the first node's address in `--bootstrap-ips`):", ""]
-    first = members[0]
+             "`--public-ip` and the first node's address in `--bootstrap-ips`). AvalancheGo raises its open-files "
+             "limit to 32768 and refuses to start where the hard limit (`ulimit -Hn`) is lower: there, add "
+             "`--fd-limit=N` with N under it.", ""]
     for k, m in enumerate(members):
-        http, staking = 9650 + 2 * k, 9651 + 2 * k
-        cmd = [f"avalanchego --network-id={network_id} --genesis-file={d}/genesis.json",
-               f"--staking-tls-cert-file={d}/nodes/{m.name}/staker.crt",
-               f"--staking-tls-key-file={d}/nodes/{m.name}/staker.key",
-               f"--staking-signer-key-file={d}/nodes/{m.name}/signer.key",
-               f"--http-port={http} --staking-port={staking} --db-dir={d}/nodes/{m.name}/db",
-               f"--log-dir={d}/nodes/{m.name}/logs --public-ip=127.0.0.1"]
-        if k:
-            cmd.append(f"--bootstrap-ips=127.0.0.1:9651 --bootstrap-ids={node_id_to_str(first.node_id)}")
-        else:
-            cmd.append("--bootstrap-ips= --bootstrap-ids=")
-        if l1s:
-            cmd.append(f"--chain-config-dir={d}/chain-configs")
-        lines += [f"## {m.name}: {node_id_to_str(m.node_id)}", "", "```", " \\\n  ".join(cmd), "```", ""]
+        args = node_arguments(out, genesis, k, http_port=9650 + 2 * k, staking_port=9651 + 2 * k, beacon_port=9651,
+                              chain_config_dir=out.resolve() / "chain-configs" if l1s else None)
+        lines += [f"## {m.name}: {node_id_to_str(m.node_id)}", "", "```",
+                  " \\\n  ".join(["avalanchego " + args[0], *args[1:]]), "```", ""]
     lines += ["simnode runs the same network: `simnode run --genesis genesis.json --network-id "
               f"{network_id}`.", ""]
     if l1s:
@@ -499,11 +520,16 @@ def _readme(out: Path, network_id: int, members: list[ExportedNode], l1s: list[s
                   "each subnet and chain again from `l1s/<name>/genesis.json` and converts it to an L1 validated by "
                   "these nodes. The new chains get new blockchain IDs: copy `l1s/<name>/config.json` to "
                   "`chain-configs/<new blockchain ID>/config.json` and restart the nodes with "
-                  "`--track-subnets=<new subnet ID>`.", ""]
+                  "`--track-subnets=<new subnet ID>`. The nodes run the chains with the subnet-EVM plugin: a file "
+                  f"named by its VM ID, `{id_to_str(SUBNET_EVM_VM_ID)}`, in their plugin dir (`--plugin-dir`, "
+                  "default `~/.avalanchego/plugins`). The plugin also raises its open-files limit to 32768, with no "
+                  "flag to lower it: it exits at start (AvalancheGo logs \"vm process not found\") where the hard "
+                  "limit is lower.", ""]
     lines += ["## Not carried over", ""]
     lines += [f"* {what}" for what in left_out] or ["* nothing"]
     return "\n".join(lines) + "\n"
 
 
 __all__ = ["DEFAULT_NETWORK_ID", "DEFAULT_NODES", "ExportError", "ExportResult", "ExportedNode", "evm_alloc",
-           "export_network", "exported_nodes", "node_id_of_certificate", "staking_certificate", "xp_balances"]
+           "export_network", "exported_nodes", "node_arguments", "node_id_of_certificate", "staking_certificate",
+           "xp_balances"]

@@ -73,7 +73,7 @@ def test_chains_list_and_get(h):
         "vmId": "mgj786NP7uDwBCcq6YwThhaN8FLyybkCa4zBWTQbNgmK6k9A6", "vmName": "EVM",
         "rpcUrl": f"{base}/ext/bc/C/rpc", "wsUrl": base.replace("http://", "ws://") + "/ext/bc/C/ws",
         "isTestnet": True, "networkToken": {"name": "Avalanche", "symbol": "AVAX", "decimals": 18},
-        "enabledFeatures": ["nftIndexing"],
+        "enabledFeatures": ["nftIndexing", "webhooks"],
     }
     record = next(b for b in call(base + "/ext/bc/P", "platform.getBlockchains")["blockchains"]
                   if b["id"] == h.l1_id)
@@ -89,7 +89,7 @@ def test_chains_list_and_get(h):
         assert api(base, f"/v1/chains?network={network}")["chains"] == chains
     assert api(base, "/v1/chains?feature=nftIndexing&network=fuji")["chains"] == chains
     assert api(base, "/v1/chains?feature=teleporter")["chains"] == []
-    assert api(base, "/v1/chains?feature=webhooks")["chains"] == []
+    assert api(base, "/v1/chains?feature=webhooks")["chains"] == chains
     # one chain by EVM chain ID, blockchain ID or alias
     for ref in ("43112", c_id, "C"):
         assert api(base, f"/v1/chains/{ref}") == c
@@ -227,10 +227,7 @@ def test_unknown_and_account_bound_routes_are_json_404s(h):
                          ("POST", "/v1/chains"), ("DELETE", "/v1/chains/43112"), ("GET", "/v1/chains/43112/nope")):
         body = unknown_route(base, path, method)
         assert body["message"] == f"Cannot {method} {path}"
-    bound = [("GET", "/v1/webhooks", "webhooks"), ("POST", "/v1/webhooks", "webhooks"),
-             ("PATCH", "/v1/webhooks/abc", "webhooks"), ("GET", "/v1/webhooks/abc/addresses", "webhooks"),
-             ("POST", "/v1/webhooks:generateOrRotateSharedSecret", "webhooks"),
-             ("GET", "/v1/webhooks:getSharedSecret", "webhooks")]
+    bound = [("GET", "/v1/notifications", "notifications")]
     for method, path, feature in bound:
         body = unknown_route(base, path, method)
         assert body["message"] == (f"{method} {path} is an account-bound route of the hosted Data API ({feature}): "

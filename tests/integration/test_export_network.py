@@ -97,6 +97,10 @@ def test_the_export_holds_the_network_and_keys_avalanchego_reads(exported, tmp_p
     for staker in stakers:
         assert staker["nodeID"] in readme
     assert "--staking-signer-key-file=" in readme and "--genesis-file=" in readme and "--network-id=1337" in readme
+    assert f"--data-dir={out.resolve()}/nodes/node-2 " in readme
+    # what AvalancheGo v1.14.2 needed beyond the flags, found by running the export on it
+    assert "add `--fd-limit=N`" in readme  # it refuses to start where the hard open-files limit is under 32768
+    assert "`srEXiWaHuhNyGwPUi444Tu47ZEDwxTWrbQiuD7FmgSAQ6X7Dy`, in their plugin dir" in readme
     assert "X-Chain UTXO(s) of assets other than AVAX" not in readme  # none made here
     assert (out / "l1s" / "exportl1" / "genesis.json").is_file() and (out / "l1s" / "exportl1" / "config.json").is_file()
     assert "kind = 'convert_to_l1'" in (out / "recreate-l1s.toml").read_text()
@@ -136,3 +140,35 @@ def _trie_keys(h, alias: str) -> list:
 
     chain = h.node.chain_by_alias(alias)
     return h.call(lambda: list(NodeIterator(HexaryTrie(chain.db, chain.state_root)).keys()))
+
+
+def test_the_relayer_account_is_named_by_the_seed_the_node_ran_with(tmp_path):
+    """simnode credits its in-process relayer's account (derived from the node's seed) in block 1 of
+    every EVM chain; no tx names it, so the export finds it only with the seed the node ran with."""
+    from simnode.scenario.export import export_network
+
+    data = tmp_path / "data"
+    with Node.start_in_thread(NodeConfig(http_port=0, data_dir=data, log_level="WARN", clock_mode="virtual",
+                                         seed=25)) as h:
+        run_on(h, {"network": {"seed": 25}, "accounts": {"alice": {"fund": {"C": "1 AVAX"}}}, "steps": []})
+    right = export_network(tmp_path / "right", data_dir=data, source_seed=25, nodes=1)
+    assert not [w for w in right.left_out if "C-Chain account" in w]
+    from simnode.icm.relayer_account import RELAYER_FUNDS, relayer_address
+    alloc = json.loads(right.genesis["cChainGenesis"])["alloc"]
+    assert int(alloc[relayer_address(25).hex()]["balance"], 16) == RELAYER_FUNDS
+    wrong = export_network(tmp_path / "wrong", data_dir=data, nodes=1)
+    assert [w for w in wrong.left_out if w.startswith(f"1 C-Chain account(s) holding {RELAYER_FUNDS} wei")]
+
+
+def test_utxos_waiting_in_shared_memory_are_listed_as_not_carried(tmp_path):
+    from simnode.scenario.export import export_network
+
+    data = tmp_path / "data"
+    with Node.start_in_thread(NodeConfig(http_port=0, data_dir=data, log_level="WARN", clock_mode="virtual")) as h:
+        run_on(h, {"accounts": {"alice": {"fund": {"X": "10 AVAX"}}}, "steps": [
+            {"kind": "export", "from_chain": "X", "to_chain": "P", "from": "alice", "amount": "2 AVAX",
+             "import": False}]})
+    result = export_network(tmp_path / "out", data_dir=data, nodes=1)
+    assert "1 UTXO(s) exported from one chain and not yet imported on the other (shared memory: a genesis has none; " \
+           "import them before the export)" in result.left_out
+    assert "not yet imported" in (tmp_path / "out" / "README.md").read_text()

@@ -3,10 +3,10 @@
 The C-Chain and every running L1 EVM chain, with this node's RPC and websocket URLs. The C-Chain's
 token is AVAX. An L1's genesis carries no token metadata, so its `networkToken` is named after
 the chain (the CreateChainTx name; the symbol is that name's letters and digits upper-cased) with
-the EVM's 18 decimals. `enabledFeatures` lists what this node indexes for the chain: NFTs, and
-`teleporter` (ICM messages) once the TeleporterMessenger has code on the chain. On a fork, a
-chain's description says from which upstream block on this node indexes it (earlier history is
-the upstream's).
+the EVM's 18 decimals. `enabledFeatures` lists what this node does for the chain: NFT indexing,
+webhooks (address_activity, simnode/webhooks), and `teleporter` (ICM messages) once the
+TeleporterMessenger has code on the chain. On a fork, a chain's description says from which
+upstream block on this node indexes it (earlier history is the upstream's).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .resolve import evm_chain, evm_chain_id_of, evm_chains
 
 MAINNET_ID = 1
 AVAX_TOKEN = {"name": "Avalanche", "symbol": "AVAX", "decimals": 18}
-FEATURES = ["nftIndexing"]
+FEATURES = ["nftIndexing", "webhooks"]
 
 
 def network_token(chain: Any) -> dict[str, Any]:

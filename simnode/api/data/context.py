@@ -13,6 +13,7 @@ from .pages import binding_of
 from .spec import Operation
 
 if TYPE_CHECKING:
+    from ...store import Store
     from ..node_services import NodeServices
 
 
@@ -60,14 +61,21 @@ class RequestContext:
             ctx.cursor = tokens.read(ctx._binding(), token)
         return ctx
 
+    @property
+    def store(self) -> Store:
+        """The node's store: a node serves requests only once started, when it has one."""
+        store = self.node.store
+        assert store is not None
+        return store
+
     def _binding(self) -> bytes:
         return binding_of(self.op.method, self.op.template, self.params)
 
-    def indexed_store(self, no_index: str) -> Any:
+    def indexed_store(self, no_index: str) -> Store:
         """The store holding the Data API index; a 503 saying `no_index` when the node keeps none."""
         if self.node.indexer is None or self.node.store is None:
             raise ApiError(503, no_index)
-        return self.node.store
+        return self.store
 
     def paged(self, body: dict[str, Any], next_cursor: Any | None) -> dict[str, Any]:
         """`body` with `nextPageToken` when there is a next page (the key is absent on the last)."""

@@ -6,7 +6,8 @@ A job is a record under `dataops/op/<operation ID>` and its CSV, in chunks of CH
 under `dataops/csv/<operation ID><chunk number>`. Both are written outside the chains' batches
 (Store.put_unversioned): an export is not chain state, so a snapshot revert keeps it. The job runs
 as an asyncio task that reads READ_PAGE rows of the index at a time (a date range becomes a block
-range first) and yields to the event loop between them, so requests and blocks go on while it runs. Its status moves as the hosted API's does:
+range first) and yields to the event loop between them, so requests and blocks go on while it runs.
+Its status moves as the hosted API's does:
 RUNNING, then COMPLETED, COMPLETED_WITH_WARNING (WarnTruncatedExport: more than MAX_ROWS rows; the
 CSV stops at a day boundary and `nextDate` is the firstDate of a follow-up request) or FAILED
 (ErrInvalidRequest: a chain this node does not have; ErrInternal: anything else, logged). A job

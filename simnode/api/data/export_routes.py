@@ -179,7 +179,7 @@ def download(ctx: RequestContext) -> web.Response:
     if rec["status"] not in (COMPLETED, WARNED):
         what = "failed" if rec["status"] == FAILED else "is still running"
         raise not_found(f"operation {ctx.params['operationId']} {what}: it has no file")
-    body = b"".join(csv_chunks(ctx.node.store, op_id))
+    body = b"".join(csv_chunks(ctx.store, op_id))
     resp = web.Response(status=200, body=body, content_type="text/csv", charset="utf-8")
     resp.headers["Content-Disposition"] = f'attachment; filename="transactions-{ctx.params["operationId"]}.csv"'
     return resp

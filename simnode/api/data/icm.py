@@ -68,7 +68,7 @@ def _tx(tx: IcmTx) -> dict[str, Any]:
 
 def _reward(ctx: RequestContext, m: IcmMessage) -> dict[str, Any]:
     token = m.fee_token if m.fee_token is not None else ZERO_ADDRESS
-    meta = EvmIndex(ctx.node.store, m.source).token(token) if token != ZERO_ADDRESS else None
+    meta = EvmIndex(ctx.store, m.source).token(token) if token != ZERO_ADDRESS else None
     return {"address": checksum(token), "name": (meta.name if meta else None) or "",
             "symbol": (meta.symbol if meta else None) or "", "decimals": (meta.decimals if meta else None) or 0,
             "ercType": "ERC-20", "value": str(m.fee_amount)}

@@ -32,7 +32,8 @@ from typing import Any
 
 from .errors import ApiError, bad_request
 
-STRING, INTEGER, NUMBER, BOOLEAN, ENUM, ENUM_LIST, ANY = "string", "integer", "number", "boolean", "enum", "enum[]", "any"
+STRING, INTEGER, NUMBER, BOOLEAN = "string", "integer", "number", "boolean"
+ENUM, ENUM_LIST, ANY = "enum", "enum[]", "any"
 
 _JS_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*\Z")
 MAX_SAFE_INTEGER = 2**53 - 1  # JavaScript's Number.MAX_SAFE_INTEGER
@@ -69,7 +70,9 @@ def _spec(name: str, location: str, required: bool, schema: dict[str, Any], doc:
     enum: tuple[str, ...] = ()
     if kind == "array":
         items = resolve_schema(schema.get("items", {}), doc)
-        kind, enum = (ENUM_LIST, tuple(items["enum"])) if "enum" in items else (STRING, ())
+        # a query's list is one comma-separated string; a body's is a JSON array its handler checks
+        plain = ANY if location == "body" else STRING
+        kind, enum = (ENUM_LIST, tuple(items["enum"])) if "enum" in items else (plain, ())
     elif "enum" in schema:
         kind, enum = ENUM, tuple(schema["enum"])
     elif kind not in (STRING, INTEGER, NUMBER, BOOLEAN):
@@ -224,8 +227,8 @@ def validate_body(spec: BodySpec, body: Any) -> dict[str, Any]:
     an empty one (express's JSON parser hands the pipe `{}`). A body the document gives as a oneOf
     of shapes (no fields here) is handed over whole: its handler checks it."""
     obj = body if isinstance(body, dict) else {}
-    if not spec.fields:
-        return obj
+    if not spec.fields:  # a oneOf of object schemas (POST /v1/webhooks): the handler checks the one it names
+        return dict(obj)
     errors: list[str] = []
     out: dict[str, Any] = {}
     for field in spec.fields:

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import (aggregator, balances, chains, deprecated_evm, evm_addresses, evm_balances, evm_blocks, evm_contracts,
                evm_metrics, evm_nfts, evm_transactions, export_routes, health, icm, icm_metrics, primary_routes,
-               staking_metrics, usage, validator_addresses)
+               staking_metrics, usage, validator_addresses, webhooks)
 from .context import RequestContext
 from .spec import Operation
 
@@ -88,6 +88,8 @@ HANDLERS: dict[tuple[str, str], Handler] = {
     **deprecated_evm.HANDLERS,
     **usage.ROUTES,
     **export_routes.ROUTES,
+    # the Webhooks API (simnode/webhooks)
+    **webhooks.ROUTES,
 }
 
 # Routes of the documents this node does not serve, and why: a 404 saying so.
@@ -107,10 +109,9 @@ def extra_operations() -> list[Operation]:
     return (evm_metrics.legacy_operations() + icm.deprecated_operations() + deprecated_evm.deprecated_operations()
             + usage.deprecated_operations() + export_routes.download_operations())
 
-# The hosted service's routes that belong to an account (its webhooks, notifications), including
-# the deprecated ones the SDKs still call: they have no meaning on a local node.
+# The hosted service's routes that belong to an account (its notifications), including the
+# deprecated ones the SDKs still call: they have no meaning on a local node.
 _ACCOUNT_BOUND = (
-    (re.compile(r"/v1/webhooks(:[^/]*|/.*)?\Z", re.IGNORECASE), "webhooks"),
     (re.compile(r"/v1/notifications(/.*)?\Z", re.IGNORECASE), "notifications"),
 )
 

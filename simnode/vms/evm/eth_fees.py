@@ -80,7 +80,8 @@ def _percentiles(v: Any) -> list[float]:
     if v is None:
         return []
     if not isinstance(v, list):
-        raise InvalidParams(f"invalid argument 2: json: cannot unmarshal {json_kind(v)} into Go value of type []float64")
+        raise InvalidParams(f"invalid argument 2: json: cannot unmarshal {json_kind(v)} into Go value of type "
+                            "[]float64")
     for p in v:
         if isinstance(p, bool) or not isinstance(p, (int, float)):
             raise InvalidParams(f"invalid argument 2: json: cannot unmarshal {json_kind(p)} into Go value of type "
@@ -102,7 +103,7 @@ def _block_rewards(block: BlockInfo, base_fee: int, percentiles: list[float]) ->
     """slimBlock.processPercentiles: the tip at each gas-used percentile, txs sorted by tip."""
     if not block.receipts:
         return [0] * len(percentiles)
-    txs = sorted(((rc[3] - base_fee, rc[2]) for rc in block.receipts), key=lambda t: t[0])
+    txs = sorted(((rc.effective_gas_price - base_fee, rc.gas_used) for rc in block.receipts), key=lambda t: t[0])
     gas_used = block.header.gas_used
     out = []
     index, total = 0, txs[0][1]

@@ -8,12 +8,12 @@ from simnode.codec import UTXO
 from simnode.codec.stakeable import StakeableLockOut
 from simnode.formats import FormatError, encode_bytes, id_to_str
 from simnode.rpc.jsonrpc import RPCError
-from simnode.rpc.params import go_quote, str_list_arg
+from simnode.rpc.params import encoding_arg, go_quote, str_list_arg
 from simnode.vms import utxo_api
 from simnode.vms.chain import lookup_chain
 
 from . import txs as t
-from .service_params import encoding_arg, id_arg, num
+from .service_params import id_arg, num
 from .state import K_UTXO, PRIMARY, PRIO_PRIMARY_VALIDATOR
 from .vm import PlatformVM
 

@@ -3,8 +3,7 @@ params (IDs, uints, encodings) with AvalancheGo's errors, and writing uint64s as
 
 from __future__ import annotations
 
-from simnode.formats import FormatError, id_from_str, normalize_encoding
-from simnode.rpc.jsonrpc import RPCError
+from simnode.formats import FormatError, id_from_str
 from simnode.rpc.params import bad_arg
 
 from .state import PRIMARY
@@ -28,9 +27,3 @@ def id_arg(params: dict, key: str, default: bytes = PRIMARY) -> bytes:
     except FormatError:
         raise bad_arg() from None
 
-
-def encoding_arg(params: dict) -> str:
-    try:
-        return normalize_encoding(params.get("encoding"))
-    except FormatError as e:
-        raise RPCError(str(e)) from None

@@ -20,6 +20,7 @@ const PAGES = {
   address: ['address', 'render'], validators: ['validators', 'renderList'], validator: ['validators', 'renderOne'],
   subnets: ['subnets', 'renderList'], subnet: ['subnets', 'renderOne'], icm: ['icm', 'renderList'],
   icmMessage: ['icm', 'renderOne'], metrics: ['metrics', 'render'], search: ['search', 'render'],
+  webhooks: ['webhooks', 'render'],
   notfound: ['notfound', 'render'],
 };
 

@@ -1,5 +1,5 @@
 // The dev panel: mine blocks, advance the node's time, take a snapshot and revert to it, switch the
-// in-process ICM relayer, through the node's own /ext/simnode methods; the page is read again after
+// in-process ICM relayer, pause and resume webhook deliveries, through the node's own /ext/simnode methods; the page is read again after
 // each action so its effect shows.
 
 import { simnode } from './api.js';
@@ -21,14 +21,17 @@ export function setupDevPanel({ refreshClock, reload }) {
   const toggle = document.getElementById('dev-toggle');
   const status = document.getElementById('dev-status');
   const relayerState = document.getElementById('relayer-state');
+  const webhooksState = document.getElementById('webhooks-state');
   const snapList = document.getElementById('snapshots');
   let relayerOn = null;
+  let webhooksPaused = null;
 
   function setOpen(open) {
     panel.hidden = !open;
     toggle.setAttribute('aria-expanded', String(open));
     localStorage.setItem(OPEN_KEY, open ? '1' : '');
     if (open) showRelayer().catch(() => {});
+    if (open) showWebhooks().catch(() => {});
   }
 
   function say(text, isError = false) {
@@ -43,13 +46,20 @@ export function setupDevPanel({ refreshClock, reload }) {
     relayerState.dataset.enabled = String(r.enabled);
   }
 
+  async function showWebhooks() {
+    const w = await simnode('getWebhooks');
+    webhooksPaused = w.paused;
+    webhooksState.textContent = `${w.paused ? 'paused' : 'running'}, ${w.queued} waiting`;
+    webhooksState.dataset.paused = String(w.paused);
+  }
+
   function showSnapshots() {
     snapList.innerHTML = String(html`${snapshots().map((s) => html`<span class="snap"><button type="button" data-revert="${s.id}" title="taken at ${isoTime(s.time)}">Revert to #${s.id}</button></span>`)}`);
   }
 
   // the page is read again first, so the message shows once the effect does
   async function after(message) {
-    await Promise.all([refreshClock(), showRelayer()]);
+    await Promise.all([refreshClock(), showRelayer(), showWebhooks()]);
     await reload();
     say(message);
   }
@@ -77,6 +87,11 @@ export function setupDevPanel({ refreshClock, reload }) {
       if (relayerOn === null) await showRelayer();
       const r = await simnode('setRelayer', { enabled: !relayerOn });
       await after(`Relayer switched ${r.enabled ? 'on' : 'off'}`);
+    },
+    async webhooks() {
+      if (webhooksPaused === null) await showWebhooks();
+      const r = await simnode('setWebhookDelivery', { paused: !webhooksPaused });
+      await after(`Webhook deliveries ${r.paused ? 'paused' : 'resumed'}`);
     },
   };
 
