@@ -48,13 +48,13 @@ def _rate(text: str) -> int:
 
 
 def _block_number(text: str) -> int:
+    from .formats.errors import FormatError
+    from .formats.jsonnum import hex_or_decimal
+
     try:
-        n = int(text, 16) if text.lower().startswith("0x") else int(text)
-    except ValueError:
-        n = -1
-    if n < 0:
-        raise argparse.ArgumentTypeError("the fork block is a block number (decimal or 0x-hex), at least 0")
-    return n
+        return hex_or_decimal(text)
+    except FormatError:
+        raise argparse.ArgumentTypeError("the fork block is a block number (decimal or 0x-hex), at least 0") from None
 
 
 def version_text() -> str:

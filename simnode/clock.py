@@ -15,12 +15,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from simnode.errors import Refused
 
 if TYPE_CHECKING:
     import asyncio
 
 
-class ClockError(ValueError):
+class ClockError(Refused):
     pass
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from simnode.errors import InvalidInput
 
 LEVELS = {"OFF": logging.CRITICAL + 10, "FATAL": logging.CRITICAL, "ERROR": logging.ERROR,
           "WARN": logging.WARNING, "INFO": logging.INFO, "TRACE": 15, "DEBUG": logging.DEBUG, "VERBO": 5}
@@ -18,7 +19,7 @@ _display: dict[str, int] = {}
 _handler: logging.Handler | None = None
 
 
-class LogLevelError(ValueError):
+class LogLevelError(InvalidInput):
     pass
 
 

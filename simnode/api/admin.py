@@ -13,21 +13,12 @@ from ..formats.hexenc import decode_bytes, encode_bytes
 from ..formats.ids import id_from_str
 from ..profiling import stack_dump
 from ..rpc.jsonrpc import GorillaService, RPCError
+from ..rpc.params import str_arg
 
 if TYPE_CHECKING:
     from .node_services import NodeServices
 
 MAX_ALIAS_LENGTH = 512
-
-
-def _arg(params: dict[str, Any], key: str) -> str:
-    value = params.get(key, "")
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise RPCError("couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
-                       "See documentation for example calls")
-    return value
 
 
 def _logger_name(name: str) -> str:
@@ -65,7 +56,7 @@ def build_service(node: NodeServices) -> GorillaService:
         return {}
 
     def alias(params: dict[str, Any]) -> dict[str, Any]:
-        endpoint, name = _arg(params, "endpoint"), _arg(params, "alias")
+        endpoint, name = str_arg(params, "endpoint"), str_arg(params, "alias")
         if len(name) > MAX_ALIAS_LENGTH:
             raise RPCError("alias length is too long")
         if not name:
@@ -74,7 +65,7 @@ def build_service(node: NodeServices) -> GorillaService:
         return {}
 
     def alias_chain(params: dict[str, Any]) -> dict[str, Any]:
-        ref, name = _arg(params, "chain"), _arg(params, "alias")
+        ref, name = str_arg(params, "chain"), str_arg(params, "alias")
         if len(name) > MAX_ALIAS_LENGTH:
             raise RPCError("alias length is too long")
         chain = node.chain_by_alias(ref)
@@ -84,7 +75,7 @@ def build_service(node: NodeServices) -> GorillaService:
         return {}
 
     def get_chain_aliases(params: dict[str, Any]) -> dict[str, Any]:
-        ref = _arg(params, "chain")
+        ref = str_arg(params, "chain")
         try:
             chain_id = id_from_str(ref)
         except ValueError as exc:
@@ -99,11 +90,11 @@ def build_service(node: NodeServices) -> GorillaService:
         return {"loggerLevels": out}
 
     def get_logger_level(params: dict[str, Any]) -> dict[str, Any]:
-        name = _arg(params, "loggerName")
+        name = str_arg(params, "loggerName")
         return levels([_logger_name(name)] if name else logs.logger_names())
 
     def set_logger_level(params: dict[str, Any]) -> dict[str, Any]:
-        name = _arg(params, "loggerName")
+        name = str_arg(params, "loggerName")
         log_level = params.get("logLevel") or None
         display = params.get("displayLevel") or None
         if log_level is None and display is None:
@@ -128,7 +119,7 @@ def build_service(node: NodeServices) -> GorillaService:
                 "genesisFile": str(c.genesis_file) if c.genesis_file else None}
 
     def db_get(params: dict[str, Any]) -> dict[str, Any]:
-        key = decode_bytes(_arg(params, "key"), "hexnc")
+        key = decode_bytes(str_arg(params, "key"), "hexnc")
         assert node.store is not None
         value = node.store.get(key)
         if value is None:

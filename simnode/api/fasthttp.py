@@ -30,6 +30,7 @@ from aiohttp.helpers import rfc822_formatted_time
 from aiohttp.http import SERVER_SOFTWARE
 
 from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService
+from .body_limit import over_limit
 from .request_log import API_KEY_HEADERS, request_log
 from .server import Router
 
@@ -202,7 +203,7 @@ class FastHTTPProtocol(asyncio.Protocol):
         if parsed is None:
             return None
         clen, caller = parsed
-        if clen > self._site.node.config.http_body_limit:
+        if over_limit(clen, self._site.node.config.http_body_limit):
             return None
         endpoint = self._site.router.resolve(caller.path)
         if not isinstance(endpoint, EthService):

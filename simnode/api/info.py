@@ -15,6 +15,7 @@ from ..formats.errors import FormatError
 from ..formats.jsonnum import format_rfc3339
 from ..network import params_for
 from ..rpc.jsonrpc import GorillaService, RPCError
+from ..rpc.params import bad_arg, str_arg
 
 if TYPE_CHECKING:
     from .node_services import NodeServices
@@ -25,16 +26,6 @@ RPC_PROTOCOL_VERSION = "45"
 DATABASE_VERSION = "v1.4.5"
 # Local networks: each node's staking port sits one above its HTTP port (9651, 9653, ...).
 STAKING_PORT_OFFSET = 1
-
-
-def _str(params: dict[str, Any], key: str) -> str:
-    value = params.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise RPCError("couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
-                       "See documentation for example calls")
-    return value
 
 
 def upgrades_json(network_id: int) -> dict[str, Any]:
@@ -76,14 +67,14 @@ def build_service(node: NodeServices) -> GorillaService:
         return {"networkName": network_name(net)}
 
     def get_blockchain_id(params: dict[str, Any]) -> dict[str, Any]:
-        alias = _str(params, "alias")
+        alias = str_arg(params, "alias")
         chain = node.chain_by_alias(alias)
         if chain is None:
             raise RPCError(f"there is no ID with alias: {alias}")
         return {"blockchainID": id_to_str(chain.chain_id)}
 
     def is_bootstrapped(params: dict[str, Any]) -> dict[str, Any]:
-        ref = _str(params, "chain")
+        ref = str_arg(params, "chain")
         if not ref:
             raise RPCError("argument 'chain' not given")
         chain = node.chain_by_alias(ref)
@@ -107,8 +98,7 @@ def build_service(node: NodeServices) -> GorillaService:
     def peers(params: dict[str, Any]) -> dict[str, Any]:
         wanted = params.get("nodeIDs") or []
         if not isinstance(wanted, list) or not all(_is_node_id(w) for w in wanted):
-            raise RPCError("couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
-                           "See documentation for example calls")
+            raise bad_arg()
         out = [p for p in simulated_peers(node) if not wanted or p["nodeID"] in wanted]
         return {"numPeers": str(len(out)), "peers": out}
 

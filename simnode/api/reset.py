@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NodeError
+from ..formats import FormatError
+from ..formats.jsonnum import hex_or_decimal
 from ..rpc.jsonrpc import InvalidParams, RPCError
 
 if TYPE_CHECKING:
@@ -23,15 +25,10 @@ if TYPE_CHECKING:
 def _block(value: Any) -> int | None:
     if value is None:
         return None
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, str):
-        try:
-            n = int(value, 16) if value.lower().startswith("0x") else int(value)
-        except ValueError:
-            n = -1
-        if n >= 0:
-            return n
+    try:
+        return hex_or_decimal(value)
+    except FormatError:
+        pass
     raise InvalidParams(f"invalid argument 0: forking.blockNumber must be a block number, got {value!r}")
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService, GorillaService
+from .body_limit import BodyTooLarge, check_declared, read_body
 from .explorer import add_routes as add_explorer_routes
 from .request_log import log_middleware
 
@@ -56,14 +57,14 @@ async def serve_eth_http(service: EthService, request: web.Request, body_limit: 
         return _text(405, "method not allowed\n")
     if request.method in ("PUT", "DELETE"):
         return _text(405, "method not allowed\n")
-    if request.content_length is not None and request.content_length > body_limit:
-        return _text(413, f"content length too large ({request.content_length}>{body_limit})\n")
-    media = (request.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
-    if media not in GETH_MEDIA_TYPES:
-        return _text(415, "invalid content type, only application/json is supported\n")
-    body = await request.read()
-    if len(body) > body_limit:
-        return _text(413, f"content length too large ({len(body)}>{body_limit})\n")
+    try:
+        check_declared(request, body_limit)
+        media = (request.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+        if media not in GETH_MEDIA_TYPES:
+            return _text(415, "invalid content type, only application/json is supported\n")
+        body = await read_body(request, body_limit)
+    except BodyTooLarge as exc:
+        return _text(413, f"{exc}\n")
     out = await service.handle_body(body)
     return web.Response(status=200, body=out or b"", content_type="application/json")
 
@@ -151,9 +152,10 @@ def build_app(node: NodeServices) -> web.Application:
         if endpoint is None:
             return _text(404, NOT_FOUND)
         if isinstance(endpoint, GorillaService):
-            if request.content_length is not None and request.content_length > node.config.http_body_limit:
-                return _text(413, f"content length too large "
-                                  f"({request.content_length}>{node.config.http_body_limit})\n")
+            try:
+                check_declared(request, node.config.http_body_limit)
+            except BodyTooLarge as exc:
+                return _text(413, f"{exc}\n")
             return await serve_gorilla(endpoint, request)
         if isinstance(endpoint, EthService):
             return await serve_eth_http(endpoint, request, node.config.http_body_limit)

@@ -44,16 +44,18 @@ def unsigned_hash(unsigned_bytes: bytes) -> bytes:
     return hashlib.sha256(unsigned_bytes).digest()
 
 
-def read_signed_body(r: Reader, reg: TypeRegistry, parse_unsigned: UnsignedParser | None = None) -> SignedTx:
+def read_signed_body(r: Reader, reg: TypeRegistry, parse_unsigned: UnsignedParser | None = None,
+                     credential: type | None = None) -> SignedTx:
     """A signed tx without its own version prefix (as inside an X block); bytes get the prefix added.
 
-    `parse_unsigned` defaults to ``reg.decode_typed`` (the unsigned tx as an interface value).
+    `parse_unsigned` defaults to ``reg.decode_typed`` (the unsigned tx as an interface value);
+    `credential`, when given, is the interface every credential must implement.
     """
     start = r.offset
     unsigned = parse_unsigned(r) if parse_unsigned is not None else reg.decode_typed(r)
     unsigned_end = r.offset
     count = r.count_u32(MIN_TYPED_CREDENTIAL_SIZE)
-    credentials = tuple(reg.decode_typed(r) for _ in range(count))
+    credentials = tuple(reg.decode_typed(r, credential) for _ in range(count))
     return SignedTx(
         unsigned=unsigned,
         unsigned_bytes=CODEC_VERSION_BYTES + r.slice(start, unsigned_end),

@@ -1,21 +1,18 @@
 """The one error a forked node's upstream raises: it names the upstream URL and says what failed.
 
-It is an RPCError (code -32000), so whatever API call needed the upstream answers with its text
-instead of a crash or an empty result; it is not a ValueError, so no parser that tolerates bad
-input swallows it.
+It is an Unavailable domain error, so whatever API call needed the upstream answers with its text
+(the wire mappers pick the code) instead of a crash or an empty result; it is not a ValueError, so
+no parser that tolerates bad input swallows it.
 """
 
 from __future__ import annotations
 
-from ..rpc.jsonrpc import RPCError
+from ..errors import Unavailable
 
 
-class ForkError(RPCError):
+class ForkError(Unavailable):
     """The upstream could not give what the fork needs (unreachable, too slow, rate-limited,
     an error answer, or a different network than the cache holds)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, -32000)
 
 
 class NotForked(Exception):

@@ -32,6 +32,37 @@ def parse_uint(value: object, bits: int = 64) -> int:
     return number
 
 
+def json_kind(value: object) -> str:
+    """The JSON type of a decoded value as Go's encoding/json names it in an UnmarshalTypeError."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def hex_or_decimal(value: object, signed: bool = False) -> int:
+    """go-ethereum's math.HexOrDecimal64/256 (genesis and chain config numbers): a JSON number, a
+    "0x"-prefixed hex string or a decimal string; negative only when `signed` (a leading "-" on
+    the decimal digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and (signed or value >= 0):
+        return value
+    if isinstance(value, str) and value.isascii():
+        if value[:2] in ("0x", "0X"):
+            digits = value[2:]
+            if digits and all(c in "0123456789abcdefABCDEF" for c in digits):
+                return int(digits, 16)
+        else:
+            digits = value[1:] if signed and value[:1] == "-" else value
+            if digits.isdigit():
+                return int(value)
+    raise FormatError(f"invalid hex or decimal integer {_quoted(value)}")
+
+
 def format_uint(n: int) -> str:
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise FormatError(f"not an unsigned integer: {n!r}")

@@ -4,6 +4,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from simnode.formats import FormatError, jsonnum
+
 from .fields import GenesisError, hex_bytes, require
 
 
@@ -40,18 +42,10 @@ class CChainGenesis:
 
 
 def hex_or_decimal(value: Any, where: str) -> int:
-    # go-ethereum's math.HexOrDecimal64/256: "0x…" hex, a decimal string, or a JSON number.
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if isinstance(value, str):
-        try:
-            if value[:2] in ("0x", "0X"):
-                return int(value[2:], 16)
-            if value.isascii() and value.isdigit():
-                return int(value)
-        except ValueError:
-            pass
-    raise GenesisError(f"{where}: expected a hex or decimal number, got {value!r}")
+    try:
+        return jsonnum.hex_or_decimal(value)
+    except FormatError:
+        raise GenesisError(f"{where}: expected a hex or decimal number, got {value!r}") from None
 
 
 def evm_address(text: Any, where: str) -> bytes:
@@ -67,6 +61,45 @@ def evm_address(text: Any, where: str) -> bytes:
     return raw
 
 
+def storage_word(value: Any, where: str) -> bytes:
+    """A storage slot or value of a genesis account (go-ethereum's storageJSON): up to 64 hex
+    digits, 0x optional, left-padded to 32 bytes."""
+    digits = value[2:] if isinstance(value, str) and value[:2] in ("0x", "0X") else value
+    if not isinstance(digits, str) or len(digits) > 64:
+        raise GenesisError(f"{where}: expected at most 32 bytes of hex, got {value!r}")
+    try:
+        return bytes.fromhex(digits).rjust(32, b"\x00")
+    except ValueError:
+        raise GenesisError(f"{where}: invalid hex {value!r}") from None
+
+
+def parse_alloc(alloc_obj: Any, where: str) -> tuple[CChainAccount, ...]:
+    """A genesis `alloc` (core.GenesisAlloc) of the C-Chain or an L1, sorted by address."""
+    alloc_obj = alloc_obj or {}
+    if not isinstance(alloc_obj, dict):
+        raise GenesisError(f"{where}: expected a JSON object")
+    accounts = []
+    for key, account in alloc_obj.items():
+        at = f"{where}[{key}]"
+        if not isinstance(account, dict):
+            raise GenesisError(f"{at}: expected a JSON object")
+        storage_obj = account.get("storage") or {}
+        if not isinstance(storage_obj, dict):
+            raise GenesisError(f"{at}.storage: expected a JSON object")
+        storage = sorted((storage_word(slot, f"{at}.storage"), storage_word(value, f"{at}.storage"))
+                         for slot, value in storage_obj.items())
+        accounts.append(
+            CChainAccount(
+                address=evm_address(key, at),
+                balance=hex_or_decimal(require(account, "balance", at), f"{at}.balance"),
+                nonce=hex_or_decimal(account.get("nonce", 0), f"{at}.nonce"),
+                code=hex_bytes(account["code"], f"{at}.code") if account.get("code") else b"",
+                storage=tuple(storage),
+            )
+        )
+    return tuple(sorted(accounts, key=lambda account: account.address))
+
+
 def parse_c_chain_genesis(raw: str) -> CChainGenesis:
     """The coreth genesis JSON carried as a string in the network genesis."""
     try:
@@ -78,30 +111,6 @@ def parse_c_chain_genesis(raw: str) -> CChainGenesis:
     config = document.get("config")
     if not isinstance(config, dict):
         raise GenesisError("cChainGenesis: missing config object")
-    alloc_obj = document.get("alloc") or {}
-    if not isinstance(alloc_obj, dict):
-        raise GenesisError("cChainGenesis.alloc: expected a JSON object")
-    accounts = []
-    for key, account in alloc_obj.items():
-        where = f"cChainGenesis.alloc[{key}]"
-        if not isinstance(account, dict):
-            raise GenesisError(f"{where}: expected a JSON object")
-        storage_obj = account.get("storage") or {}
-        if not isinstance(storage_obj, dict):
-            raise GenesisError(f"{where}.storage: expected a JSON object")
-        storage = sorted(
-            (hex_bytes(slot, f"{where}.storage", 32), hex_bytes(value, f"{where}.storage", 32))
-            for slot, value in storage_obj.items()
-        )
-        accounts.append(
-            CChainAccount(
-                address=evm_address(key, where),
-                balance=hex_or_decimal(require(account, "balance", where), f"{where}.balance"),
-                nonce=hex_or_decimal(account.get("nonce", 0), f"{where}.nonce"),
-                code=hex_bytes(account["code"], f"{where}.code") if account.get("code") else b"",
-                storage=tuple(storage),
-            )
-        )
     base_fee = document.get("baseFeePerGas")
     return CChainGenesis(
         raw=raw,
@@ -119,5 +128,5 @@ def parse_c_chain_genesis(raw: str) -> CChainGenesis:
         gas_used=hex_or_decimal(document.get("gasUsed", 0), "cChainGenesis.gasUsed"),
         parent_hash=hex_bytes(document.get("parentHash", "0x" + "00" * 32), "cChainGenesis.parentHash", 32),
         base_fee=None if base_fee is None else hex_or_decimal(base_fee, "cChainGenesis.baseFeePerGas"),
-        alloc=tuple(sorted(accounts, key=lambda account: account.address)),
+        alloc=parse_alloc(document.get("alloc"), "cChainGenesis.alloc"),
     )

@@ -4,13 +4,10 @@ from typing import Any
 
 from simnode.formats.address import parse_address
 from simnode.formats.errors import FormatError
+from ..errors import GenesisError
 
 MAX_UINT64 = (1 << 64) - 1
 MAX_UINT32 = (1 << 32) - 1
-
-
-class GenesisError(ValueError):
-    """A genesis file that cannot be read or that AvalancheGo would refuse."""
 
 
 def require(obj: Any, key: str, where: str) -> Any:

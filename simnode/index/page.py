@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
+from simnode.errors import InvalidInput
 
 T = TypeVar("T")
 
 
-class CursorError(ValueError):
+class CursorError(InvalidInput):
     """A page cursor that no page of this list could have produced."""
 
 

@@ -7,7 +7,10 @@
   params with arity checks, -32601/-32602/-32700 codes.
 
 Handlers return plain Python values and raise errors; this module is the only place that turns
-an error into an envelope, so handlers never build error JSON.
+an error into an envelope, so handlers never build error JSON. A user error is an RPCError (a
+handler's own code and data) or a `simnode.errors.DomainError` (-32000 with its text, as both
+servers answer a handler's error); anything else is a bug, logged with its traceback and answered
+-32603, never as a user error.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
+from simnode.errors import DomainError
 
 log = logging.getLogger("simnode.api")
 
@@ -44,8 +49,17 @@ class InvalidParams(RPCError):
         super().__init__(message, -32602)
 
 
-def error_message(exc: BaseException) -> str:
-    return exc.message if isinstance(exc, RPCError) else str(exc)
+INTERNAL_ERROR = -32603
+
+
+def user_error(exc: BaseException) -> tuple[int, str, Any] | None:
+    """The (code, message, data) a user error is answered with; None for any other exception,
+    which is a bug."""
+    if isinstance(exc, RPCError):
+        return exc.code, exc.message, exc.data
+    if isinstance(exc, DomainError):
+        return -32000, exc.message, None
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,11 +218,13 @@ class GorillaService:
                 raise RPCError(UNMARSHAL_ERROR)
             result = await _call(fn, args)
         except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
-            if not isinstance(exc, (RPCError, ValueError, KeyError, LookupError)):
+            answer = user_error(exc)
+            if answer is None:
                 log.exception("gorilla handler %s failed", method)
+                answer = INTERNAL_ERROR, "internal error", None
             if raw_id is None:
                 return GorillaReply(200, b"", "")
-            return self._error(-32000, error_message(exc), id_bytes, None)
+            return self._error(answer[0], answer[1], id_bytes, answer[2])
         if raw_id is None:
             return GorillaReply(200, b"", "")
         return GorillaReply(
@@ -328,13 +344,13 @@ class EthService:
 
     @staticmethod
     def _failed(req: dict, exc: Exception, has_id: bool, id_bytes: bytes) -> bytes | None:
-        if not isinstance(exc, (RPCError, ValueError)):
+        answer = user_error(exc)
+        if answer is None:
             log.exception("eth handler %s failed", req.get("method"), exc_info=exc)
+            answer = INTERNAL_ERROR, "method handler crashed", None  # geth's words for a panic
         if not has_id:
             return None
-        code = exc.code if isinstance(exc, RPCError) else -32000
-        data = exc.data if isinstance(exc, RPCError) else None
-        return _eth_error_bytes(id_bytes, code, error_message(exc), data)
+        return _eth_error_bytes(id_bytes, *answer)
 
     def handle_body_now(self, body: bytes) -> bytes | None | Awaitable[bytes | None]:
         """`handle_body` without a coroutine when it can be answered at once: a single call to a

@@ -22,7 +22,7 @@ from .abi import (
 )
 from .errors import StepError
 from .schema import amount_for_chain
-from .transport import RPCError, Transport
+from .transport import ErrorReply, Transport
 
 if TYPE_CHECKING:
     from .accounts import Account
@@ -110,7 +110,7 @@ class EvmClient:
             tx["to"] = "0x" + to.hex()
         try:
             gas = int(self.call("eth_estimateGas", [tx]), 16)
-        except RPCError as exc:
+        except ErrorReply as exc:
             raise StepError(f"gas estimation failed: {_rpc_message(exc)}") from None
         return gas + gas // 5  # headroom: estimate is exact for this state, a 20% margin as wallets add
 
@@ -134,7 +134,7 @@ class EvmClient:
             raw = unsigned.as_signed_transaction(pk).encode()
             try:
                 tx_hash = self.call("eth_sendRawTransaction", ["0x" + raw.hex()])
-            except RPCError as exc:
+            except ErrorReply as exc:
                 msg = _rpc_message(exc)
                 self.nonces.pop(sender, None)
                 if attempt == 0 and max_fee is None and "less than block base fee" in msg:
@@ -164,7 +164,7 @@ class EvmClient:
             tx["to"] = "0x" + to.hex()
         try:
             self.call("eth_call", [tx, receipt["blockNumber"]])
-        except RPCError as exc:
+        except ErrorReply as exc:
             return _rpc_message(exc)
         except Exception:  # noqa: BLE001
             return None
@@ -188,7 +188,7 @@ class EvmClient:
             time.sleep(0.002)
 
 
-def _rpc_message(exc: RPCError) -> str:
+def _rpc_message(exc: ErrorReply) -> str:
     msg = str(exc)
     data = exc.error.get("data")
     if isinstance(data, str) and data.startswith("0x"):
@@ -272,7 +272,7 @@ def act_call(r: EvmRunner, f: dict[str, Any]) -> Any:
         block = hex(block)
     try:
         out = r.evm_for(f).call("eth_call", [tx, block])
-    except RPCError as exc:
+    except ErrorReply as exc:
         raise StepError(f"eth_call {fn.signature} failed: {_rpc_message(exc)}") from None
     try:
         return decode_result(fn.outputs, bytes.fromhex(out[2:]))

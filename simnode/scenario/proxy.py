@@ -34,7 +34,7 @@ from .recorded import TX_METHODS, endpoint_chain
 from .recorder import CHECKED_RESULTS, ETH_WRITES, FLUSH_BLOCKS, FLUSH_SECONDS, GORILLA_WRITES, format_ms
 from .tomlout import toml_key_values
 from .trace import block_summary
-from .transport import HttpTransport, RPCError, TransportError
+from .transport import HttpTransport, ErrorReply, TransportError
 
 log = logging.getLogger("simnode.proxy")
 
@@ -148,7 +148,7 @@ class Proxy:
         try:
             info = await loop.run_in_executor(None, self.transport.call, "info", "info.getNetworkID", {})
             heights = await loop.run_in_executor(None, self._heights, ("X", "P", "C"))
-        except (RPCError, TransportError, OSError, KeyError, ValueError) as exc:
+        except (ErrorReply, TransportError, OSError, KeyError, ValueError) as exc:
             raise ProxyError(f"{self.upstream}: not an AvalancheGo-compatible endpoint ({exc})") from None
         self.recorder.network_id = int(info["networkID"])
         self.recorder.heights = heights
@@ -291,7 +291,7 @@ class Proxy:
                 for h in range(max(start, 1), top + 1):
                     rec.block(chain, h, block_summary(self.transport, chain, h))
                 rec.heights[chain] = top
-            except (RPCError, TransportError, OSError, KeyError, ValueError) as exc:
+            except (ErrorReply, TransportError, OSError, KeyError, ValueError) as exc:
                 log.warning("cannot read the %s chain's blocks upstream: %s", chain, exc)
 
     async def _scan_loop(self) -> None:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import StepError
 from .trace import block_summary
-from .transport import RPCError, Transport
+from .transport import ErrorReply, Transport
 
 if TYPE_CHECKING:
     from .evm import EvmClient
@@ -107,7 +107,7 @@ def act_request(r: RecordedRunner, f: dict[str, Any]) -> Any:
     method = f["method"]
     try:
         result = r.transport.call(f["endpoint"], method, f.get("params"))
-    except RPCError as exc:
+    except ErrorReply as exc:
         raise StepError(f"{method} failed here, it succeeded in the recorded session: {exc}") from None
     finally:
         r.evm.reset()  # a raw request may send txs: cached nonces are no longer trusted

@@ -80,11 +80,11 @@ class RemotePBuilder(PBuilder):
 
     def subnet_owner(self, subnet_id: bytes) -> OutputOwners | None:
         from ..formats.ids import id_to_str
-        from .transport import RPCError
+        from .transport import ErrorReply
 
         try:
             sub = self.vm.transport.call("P", "platform.getSubnet", {"subnetID": id_to_str(subnet_id)})
-        except RPCError:
+        except ErrorReply:
             return None
         addrs = tuple(sorted(parse_address(a if a.startswith("P-") else "P-" + a)[2] for a in sub["controlKeys"]))
         return OutputOwners(int(sub.get("locktime", 0)), int(sub["threshold"]), addrs)

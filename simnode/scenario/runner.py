@@ -22,7 +22,7 @@ from .model import Scenario, Step, _FieldError, validate_fields
 from .schema import CHAINS, Invalid, _KeyInvalid, amount_for_chain, v_amount
 from .stats import RunStats, TxRecord
 from .templates import PathMissing, TemplateError, get_path, parse_path, substitute
-from .transport import RPCError, Transport, TransportError
+from .transport import ErrorReply, Transport, TransportError
 from .recorded import act_block, act_request
 
 log = logging.getLogger("simnode.scenario")
@@ -36,7 +36,7 @@ _PROBES: dict[str, tuple[str, str, Any]] = {
 }
 
 
-def is_method_not_found(exc: RPCError) -> bool:
+def is_method_not_found(exc: ErrorReply) -> bool:
     msg = str(exc)
     return exc.code == -32601 or "can't find service" in msg or "can't find method" in msg
 
@@ -187,7 +187,7 @@ class Runner:
             try:
                 self.transport.call(endpoint, method, params)
                 ok = True
-            except RPCError as exc:
+            except ErrorReply as exc:
                 ok = not is_method_not_found(exc)
             except TransportError:
                 ok = False
@@ -276,7 +276,7 @@ class Runner:
                         self.evm.send(EWOQ_KEY, self.accounts[spec.name].eth_address_bytes, amount)
                     else:
                         self.xp.transfer(chain, self.accounts["ewoq"], self.accounts[spec.name].address(chain), amount)
-                except (StepError, ChainUnavailable, RPCError, TransportError, Invalid) as exc:
+                except (StepError, ChainUnavailable, ErrorReply, TransportError, Invalid) as exc:
                     raise StepFailed(label, "fund", str(exc)) from None
                 if self.progress:
                     self.progress.tick(label)
@@ -306,11 +306,11 @@ class Runner:
         expect_error = fields.get("expect_error")
         try:
             result = ACTIONS[step.kind](self, fields)
-        except (StepError, ChainUnavailable, RPCError, TransportError) as exc:
+        except (StepError, ChainUnavailable, ErrorReply, TransportError) as exc:
             message = str(exc)
-            if isinstance(exc, RPCError) and exc.method:
+            if isinstance(exc, ErrorReply) and exc.method:
                 message = f"{exc.method}: {message}"
-            if isinstance(exc, (RPCError, StepError)):
+            if isinstance(exc, (ErrorReply, StepError)):
                 self.evm.reset()
             if expect_error is not None and not isinstance(exc, (ChainUnavailable, ExpectationFailed)) \
                     and expect_error.lower() in message.lower():
@@ -427,7 +427,7 @@ def act_expect(r: Runner, f: dict[str, Any]) -> Any:
         wei = endpoint.upper() == "C" or endpoint.endswith("/C/rpc")
         try:
             doc: Any = {"result": r.transport.call(endpoint, f["method"], f.get("params"))}
-        except RPCError as exc:
+        except ErrorReply as exc:
             if "error" in f:
                 if f["error"].lower() not in str(exc).lower():
                     raise ExpectationFailed(f"expected an error containing {f['error']!r}, got {str(exc)!r}") from None

@@ -18,7 +18,7 @@ from .errors import ScenarioError
 from .model import Scenario, Step
 from .replay import ReplayResult, as_scenario
 from .runner import Runner
-from .transport import HttpTransport, RPCError, TransportError
+from .transport import HttpTransport, ErrorReply, TransportError
 
 TIME_TRAVEL_METHODS = frozenset({
     "evm_increaseTime", "anvil_increaseTime", "evm_setNextBlockTimestamp", "anvil_setNextBlockTimestamp",
@@ -98,7 +98,7 @@ def run_on_target(source: Any, url: str, *, vars: dict[str, Any] | None = None, 
     try:
         try:
             network_id = int(transport.call("info", "info.getNetworkID", {})["networkID"])
-        except (RPCError, TransportError, OSError, KeyError, ValueError) as exc:
+        except (ErrorReply, TransportError, OSError, KeyError, ValueError) as exc:
             raise ScenarioError(f"{url}: not an AvalancheGo-compatible endpoint (info.getNetworkID: {exc})") from None
         runner = Runner(scenario, transport, network_id=network_id, virtual=False, progress=progress, out=out)
         runner.target = True

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .transport import RPCError, Transport
+from .transport import ErrorReply, Transport
 
 if TYPE_CHECKING:
     from .accounts import Account
@@ -54,7 +54,7 @@ def _snowman_blocks(r: TracedRunner, chain: str, height: int) -> list[list[Any]]
     for n in range(height + 1):
         try:
             out.append([n, block_summary(r.transport, chain, n)["id"], None])
-        except RPCError as exc:
+        except ErrorReply as exc:
             out.append([n, f"error: {exc}", None])
     return out
 

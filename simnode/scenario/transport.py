@@ -21,7 +21,9 @@ from ..rpc.jsonrpc import EthService, GorillaService
 from ..api.server import Router
 
 
-class RPCError(Exception):
+class ErrorReply(Exception):
+    """An error answer a node gave to a scenario's call (its JSON-RPC error object)."""
+
     def __init__(self, error: dict[str, Any], endpoint: str = "", method: str = "") -> None:
         self.error = error if isinstance(error, dict) else {"message": str(error)}
         self.endpoint = endpoint
@@ -60,7 +62,7 @@ class Transport:
         raise NotImplementedError
 
     def call(self, endpoint: str, method: str, params: Any = None) -> Any:
-        """A JSON-RPC call; returns `result` or raises RPCError with the error object."""
+        """A JSON-RPC call; returns `result` or raises ErrorReply with the error object."""
         path = endpoint_path(endpoint)
         self._id += 1
         self.requests += 1
@@ -79,7 +81,7 @@ class Transport:
         if not isinstance(reply, dict):
             raise TransportError(f"{path}: unexpected reply to {method}: {body[:200]!r}")
         if reply.get("error") is not None:
-            raise RPCError(reply["error"], path, method)
+            raise ErrorReply(reply["error"], path, method)
         return reply.get("result")
 
     def get(self, path: str) -> tuple[int, Any]:

@@ -24,7 +24,7 @@ from ..vms.avm.txs import InitialState
 from .accounts import Account, derive_key
 from .errors import StepError
 from .schema import amount_for_chain
-from .transport import RPCError, Transport
+from .transport import ErrorReply, Transport
 
 if TYPE_CHECKING:
     from .evm import EvmClient
@@ -169,7 +169,7 @@ class XPClient:
         try:
             res = self.r.transport.call(endpoint, method, {"tx": "0x" + tx_bytes.hex() + _checksum(tx_bytes),
                                                            "encoding": "hex"})
-        except RPCError as exc:
+        except ErrorReply as exc:
             raise StepError(f"{chain}-Chain refused the tx: {exc}") from None
         tx_id = res["txID"]
         self.r.record_tx(chain, tx_id)
@@ -484,7 +484,7 @@ class XPClient:
         message_id = receipt["logs"][0]["topics"][2]
         try:
             signed = client.call("warp_getMessageAggregateSignature", [message_id, 67, ""])
-        except RPCError as exc:
+        except ErrorReply as exc:
             raise StepError(f"the L1's validators did not sign the RegisterL1Validator message: {exc}") from None
         balance = amount_for_chain(f["balance"] if "balance" in f else _amount("1 AVAX"), "P")
         raw = self.p_build([acct.private_key], lambda b, vm: b.register_l1_validator(

@@ -20,6 +20,7 @@ from simnode.warp.errors import WarpError
 from simnode.warp.justification import SubnetIDIndex, decode_justification
 from simnode.warp.message import UnsignedMessage
 from simnode.warp.payload import AddressedCall, Hash, parse_addressed_call, parse_payload
+from simnode.errors import InvalidInput
 
 if TYPE_CHECKING:
     from simnode.vms.platform.state import State
@@ -72,7 +73,7 @@ def _id(raw: bytes) -> str:
 
 def _to_id(raw: bytes) -> bytes:
     if len(raw) != 32:
-        raise ValueError(f"invalid hash length: expected 32 bytes but got {len(raw)}")
+        raise InvalidInput(f"invalid hash length: expected 32 bytes but got {len(raw)}")
     return raw
 
 

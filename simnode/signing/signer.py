@@ -21,6 +21,7 @@ from simnode.warp.keystore import Keystore
 from simnode.warp.message import SignedMessage, UnsignedMessage, parse_unsigned_message
 from simnode.warp.payload import parse_addressed_call
 from simnode.warp.validators import WarpSet
+from simnode.errors import InvalidInput, Refused
 
 from .justify import EVM_PARSE_ERR, ChainWarpBackend, Refusal, justify_chain, justify_pchain
 
@@ -64,11 +65,11 @@ class WarpSigner:
             msg = parse_unsigned_message(unsigned_bytes)
             parse_addressed_call(msg.payload)
         except CodecError as e:
-            raise ValueError(f"failed to parse off-chain message: {e}") from None
+            raise InvalidInput(f"failed to parse off-chain message: {e}") from None
         if msg.network_id != self.platform.network_id:
-            raise ValueError("wrong networkID")
+            raise Refused("wrong networkID")
         if msg.source_chain_id == PLATFORM_CHAIN_ID or self.platform.state.subnet_of_chain(msg.source_chain_id) is None:
-            raise ValueError(f"wrong SourceChainID: {id_to_str(msg.source_chain_id)} is not an EVM chain here")
+            raise Refused(f"wrong SourceChainID: {id_to_str(msg.source_chain_id)} is not an EVM chain here")
         self.off_chain.setdefault(msg.source_chain_id, {})[msg.id] = msg
         return msg
 

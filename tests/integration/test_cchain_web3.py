@@ -228,6 +228,11 @@ def test_error_messages(w3, rpc):
     assert rpc_error(rpc, "eth_sendRawTransaction", [blob])["message"] == "transaction type not supported"
     assert rpc_error(rpc, "eth_foo", [])["code"] == -32601
     assert rpc_error(rpc, "eth_getBalance", [])["message"] == "missing value for required argument 0"
+    # rewardPercentiles is a []float64: geth's argument error, not a crash of the handler
+    assert rpc_error(rpc, "eth_feeHistory", [1, "latest", 3]) == {
+        "code": -32602, "message": "invalid argument 2: json: cannot unmarshal number into Go value of type []float64"}
+    assert rpc_error(rpc, "eth_feeHistory", ["0x1", "latest", ["0x1"]]) == {
+        "code": -32602, "message": "invalid argument 2: json: cannot unmarshal string into Go value of type float64"}
     assert w3.eth.get_transaction_count(EWOQ.address) == nonce  # nothing changed
 
 

@@ -16,6 +16,7 @@ safe integers. None of it changes the chains.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 from urllib.parse import quote
 
@@ -23,8 +24,9 @@ import pytest
 from eth_account import Account
 
 from simnode.api.data import deprecated_evm, icm, usage
-from simnode.api.data.routes import NOT_SERVED, account_bound
+from simnode.api.data.routes import HANDLERS, NOT_SERVED, account_bound
 from simnode.config import NodeConfig
+from simnode.errors import InvalidInput, NotFound, Refused, Unavailable
 from simnode.formats import id_to_str
 from simnode.node import Node
 
@@ -291,3 +293,33 @@ def test_legacy_avg_tps_bounds(h):
     for ref in (str(2**256), "9" * 5000):
         status, _, raw = request(h.url, "GET", f"/v1/avg_tps/{ref}")
         assert status == 404 and json.loads(raw)["error"] == "Not Found"
+
+
+@pytest.mark.parametrize("exc", [KeyError("x"), ValueError("invalid literal"), TypeError("NoneType")],
+                         ids=lambda e: type(e).__name__)
+def test_internal_exception_is_logged_and_answered_500_not_a_user_error(h, exc, monkeypatch, caplog):
+    """A bug below a route (any exception but a domain error) is a 500 with NestJS's body, its
+    traceback in the log; the sweeps above count 5xx, so they would see it."""
+    def broken(_ctx):
+        raise exc
+    monkeypatch.setitem(HANDLERS, ("GET", "/v1/chains"), broken)
+    with caplog.at_level(logging.ERROR, logger="simnode.dataapi"):
+        status, _, raw = request(h.url, "GET", "/v1/chains")
+    assert (status, json.loads(raw)) == (500, {"message": "Internal server error", "error": "Internal Server Error",
+                                               "statusCode": 500})
+    assert any(r.exc_info and r.exc_info[1] is exc for r in caplog.records)
+
+
+@pytest.mark.parametrize("exc,status,error", [(NotFound("no such chain"), 404, "Not Found"),
+                                               (Refused("refused"), 400, "Bad Request"),
+                                               (InvalidInput("bad"), 400, "Bad Request"),
+                                               (Unavailable("fork upstream down"), 503, "Service Unavailable")],
+                         ids=lambda e: type(e).__name__)
+def test_domain_error_below_a_route_answers_its_status_unlogged(h, exc, status, error, monkeypatch, caplog):
+    def refused(_ctx):
+        raise exc
+    monkeypatch.setitem(HANDLERS, ("GET", "/v1/chains"), refused)
+    with caplog.at_level(logging.ERROR, logger="simnode.dataapi"):
+        got, _, raw = request(h.url, "GET", "/v1/chains")
+    assert (got, json.loads(raw)) == (status, {"message": str(exc), "error": error, "statusCode": status})
+    assert not [r for r in caplog.records if r.exc_info]

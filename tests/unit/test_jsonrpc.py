@@ -1,8 +1,11 @@
 import asyncio
+import inspect
+import logging
 
 import orjson
 import pytest
 
+from simnode.errors import InvalidInput, NotFound, Refused, Unavailable
 from simnode.rpc.jsonrpc import UNMARSHAL_ERROR, EthService, GorillaService, RPCError
 
 
@@ -108,3 +111,74 @@ def test_eth_param_and_parse_errors():
     assert eth_call('{"jsonrpc":"2.0","id":1,"method":"eth_add","params":[]}')["error"]["message"] == "missing value for required argument 0"
     assert eth_call('{"jsonrpc":"2.0","id":9,"method":"eth_fail"}')["error"] == {"code": 3, "message": "execution reverted: no", "data": "0x08c379a0"}
     assert eth_call('{"jsonrpc":"2.0","method":"eth_add","params":[1]}') is None
+
+
+# ---------------------------------------------------------------------------------------------
+# user errors and bugs: one mapper per wire format
+
+def _raiser(exc):
+    def handler(*_args):
+        raise exc
+    return handler
+
+
+BUGS = [KeyError("x"), LookupError("gone"), ValueError("invalid literal for int()"), TypeError("NoneType"),
+        AttributeError("no attribute"), ZeroDivisionError("division by zero")]
+DOMAIN = [(InvalidInput("bad input"), "bad input"), (NotFound("not found"), "not found"),
+          (Refused("input has less signers than expected"), "input has less signers than expected"),
+          (Unavailable("fork upstream http://x: unreachable"), "fork upstream http://x: unreachable")]
+
+
+@pytest.mark.parametrize("exc", BUGS, ids=lambda e: type(e).__name__)
+def test_gorilla_internal_exception_is_logged_and_answered_as_internal_error(exc, caplog):
+    svc = GorillaService({"test": {"bug": _raiser(exc)}})
+    with caplog.at_level(logging.ERROR, logger="simnode.api"):
+        r = call(svc, '{"jsonrpc":"2.0","id":1,"method":"test.bug"}')
+    assert r.body == b'{"jsonrpc":"2.0","error":{"code":-32603,"message":"internal error","data":null},"id":1}\n'
+    [record] = [r for r in caplog.records if r.name == "simnode.api"]
+    assert record.exc_info[1] is exc and "test.bug" in record.getMessage()
+
+
+@pytest.mark.parametrize("exc,message", DOMAIN, ids=lambda e: type(e).__name__)
+def test_gorilla_domain_error_is_a_user_error_and_not_logged(exc, message, caplog):
+    svc = GorillaService({"test": {"refused": _raiser(exc)}})
+    with caplog.at_level(logging.DEBUG, logger="simnode.api"):
+        r = call(svc, '{"jsonrpc":"2.0","id":1,"method":"test.refused"}')
+    assert orjson.loads(r.body)["error"] == {"code": -32000, "message": message, "data": None}
+    assert not [r for r in caplog.records if r.name == "simnode.api"]
+
+
+@pytest.mark.parametrize("exc", BUGS, ids=lambda e: type(e).__name__)
+def test_eth_internal_exception_is_logged_and_answered_as_internal_error(exc, caplog):
+    svc = EthService()
+    svc.register("eth_bug", _raiser(exc))
+    svc.register("eth_asyncBug", _async_raiser(exc))
+    for method in ("eth_bug", "eth_asyncBug"):
+        caplog.clear()
+        body = orjson.dumps({"jsonrpc": "2.0", "id": 1, "method": method})
+        with caplog.at_level(logging.ERROR, logger="simnode.api"):
+            replies = [run(svc.handle_body(body)), _now(svc.handle_body_now(body))]
+        for reply in replies:
+            assert reply == b'{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"method handler crashed"}}'
+        records = [r for r in caplog.records if r.name == "simnode.api"]
+        assert len(records) == 2 and all(r.exc_info[1] is exc for r in records)
+
+
+@pytest.mark.parametrize("exc,message", DOMAIN, ids=lambda e: type(e).__name__)
+def test_eth_domain_error_is_a_user_error_and_not_logged(exc, message, caplog):
+    svc = EthService()
+    svc.register("eth_refused", _raiser(exc))
+    with caplog.at_level(logging.DEBUG, logger="simnode.api"):
+        reply = run(svc.handle_body(b'{"jsonrpc":"2.0","id":1,"method":"eth_refused"}'))
+    assert orjson.loads(reply)["error"] == {"code": -32000, "message": message}
+    assert not [r for r in caplog.records if r.name == "simnode.api"]
+
+
+def _async_raiser(exc):
+    async def handler(*_args):
+        raise exc
+    return handler
+
+
+def _now(reply):
+    return run(reply) if inspect.isawaitable(reply) else reply

@@ -175,12 +175,12 @@ def test_every_example_scenario_loads():
 def test_a_chain_missing_from_the_build_fails_the_step_clearly():
     from simnode.scenario import StepFailed
     from simnode.scenario.runner import Runner
-    from simnode.scenario.transport import RPCError, Transport
+    from simnode.scenario.transport import ErrorReply, Transport
 
     class PendingX(Transport):
         def call(self, endpoint, method, params=None):
             if endpoint == "X":
-                raise RPCError({"code": -32000, "message": f'rpc: can\'t find service "{method.split(".")[0]}.GetHeight"'})
+                raise ErrorReply({"code": -32000, "message": f'rpc: can\'t find service "{method.split(".")[0]}.GetHeight"'})
             raise AssertionError("only the X-Chain is probed")
 
     sc = load('[[steps]]\nkind = "create_asset"\nfrom = "ewoq"\nname = "G"\nsymbol = "G"\nsupply = 5')

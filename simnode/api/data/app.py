@@ -8,8 +8,9 @@ without `null` members (an optional field is omitted, never null; context.NULL i
 or, when it returns None, with an empty body (an operation whose answer has no content). A route of
 the documents that this node does not serve yet validates its parameters, then answers a 404
 saying so; one that routes.NOT_SERVED names answers its 404 saying why before any validation.
-Every 4xx/5xx is a NestJS error body; an unexpected exception is logged and answered 500 without
-details.
+Every 4xx/5xx is a NestJS error body: an ApiError's, or a domain error's raised below the API
+(`simnode.errors`: not found 404, unavailable 503, else 400, its text the message); any other
+exception is a bug, logged with its traceback and answered 500 without details.
 
 Documents: `GET /api-json` is the Data API document and `GET /api-json/metrics` the Metrics API
 document, each the real one with `servers` pointing at this node and only the routes this node
@@ -28,7 +29,9 @@ from aiohttp import web
 
 from ..request_log import CREDITS, api_key
 from .context import NULL, RequestContext
-from .errors import ApiError, error_body
+from ...errors import DomainError
+from ..body_limit import BodyTooLarge, check_declared, read_body
+from .errors import ApiError, domain_status, error_body
 from .health import HealthDown
 from .pages import SignedPageTokens, UuidPageTokens
 from .params import validate_body, validate_params
@@ -130,6 +133,9 @@ class DataAPI:
             return json_response(503, down.result, headers)
         except ApiError as exc:
             return json_response(exc.status, error_body(exc.status, exc.message, array_messages), headers)
+        except DomainError as exc:
+            status = domain_status(exc)
+            return json_response(status, error_body(status, exc.message, array_messages), headers)
         except Exception:
             log.exception("Data API request failed: %s %s (%s)", request.method, request.raw_path, operation)
             return json_response(500, error_body(500, "Internal server error", array_messages), headers)
@@ -151,14 +157,14 @@ class DataAPI:
     async def _json_body(self, request: web.Request) -> Any:
         """The JSON body; `{}` when the request is not JSON (as express's JSON parser leaves it)."""
         limit = self.node.config.http_body_limit
-        if request.content_length is not None and request.content_length > limit:
-            raise ApiError(413, "request entity too large")
-        media = (request.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
-        if media != JSON_TYPE and not media.endswith("+json"):
-            return {}
-        raw = await request.read()
-        if len(raw) > limit:
-            raise ApiError(413, "request entity too large")
+        try:
+            check_declared(request, limit)
+            media = (request.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+            if media != JSON_TYPE and not media.endswith("+json"):
+                return {}
+            raw = await read_body(request, limit)
+        except BodyTooLarge:
+            raise ApiError(413, "request entity too large") from None
         if not raw.strip():
             return {}
         try:

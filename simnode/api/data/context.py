@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .errors import ApiError
 from .pages import binding_of
 from .spec import Operation
 
@@ -22,6 +23,14 @@ class _Null:
 
 
 NULL = _Null()  # for a field the document requires and allows to be null
+
+# What a node started with --no-index answers (503) where a route needs the Data API index, by
+# what the route serves.
+_NO_INDEX = "this node keeps no Data API index (it was started with --no-index): start it without --no-index to serve "
+NO_INDEX_EVM = _NO_INDEX + "the EVM lists"
+NO_INDEX_PRIMARY = _NO_INDEX + "the primary network's data"
+NO_INDEX_METRICS = ("this node runs with --no-index: the Metrics API has no data (run `simnode reindex` with the "
+                    "node stopped, then start it without --no-index)")
 
 
 class PageTokens(Protocol):
@@ -61,6 +70,12 @@ class RequestContext:
 
     def _binding(self) -> bytes:
         return binding_of(self.op.method, self.op.template, self.params)
+
+    def indexed_store(self, no_index: str) -> Store:
+        """The store holding the Data API index; a 503 saying `no_index` when the node keeps none."""
+        if self.node.indexer is None or self.node.store is None:
+            raise ApiError(503, no_index)
+        return self.store
 
     def paged(self, body: dict[str, Any], next_cursor: Any | None) -> dict[str, Any]:
         """`body` with `nextPageToken` when there is a next page (the key is absent on the last)."""

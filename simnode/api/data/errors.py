@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from http import HTTPStatus
 
+from simnode.errors import DomainError, NotFound, Unavailable
+
 
 class ApiError(Exception):
     """An answer other than success: the HTTP status and the sentence(s) of `message`."""
@@ -38,6 +40,15 @@ def error_body(status: int, message: str | list[str], message_as_array: bool = F
     if message_as_array and isinstance(message, str):
         message = [message]
     return {"message": message, "error": status_text(status), "statusCode": status}
+
+
+def domain_status(exc: DomainError) -> int:
+    """The status a domain error raised below the API answers with (its text is the message)."""
+    if isinstance(exc, NotFound):
+        return 404
+    if isinstance(exc, Unavailable):
+        return 503
+    return 400
 
 
 def bad_request(*messages: str) -> ApiError:

@@ -14,9 +14,9 @@ from typing import Any
 
 from ...index.evm.query import EvmIndex, Page, address_chains
 from .chains import chain_info
-from .context import RequestContext
+from .context import NO_INDEX_EVM, RequestContext
 from .evm_json import EvmJson
-from .evm_reads import (address_param, block_range, empty_page, evm_request, index_off, json_of, page_of,
+from .evm_reads import (address_param, block_range, empty_page, evm_request, json_of, page_of,
                         sort_newest_first)
 from .resolve import evm_address, evm_chains
 
@@ -80,7 +80,5 @@ def list_address_chains(ctx: RequestContext) -> dict[str, Any]:
     an internal tx (ChainInfo, C-Chain first)."""
     address = evm_address("address", ctx.params["address"])
     node = ctx.node
-    if node.indexer is None or node.store is None:
-        raise index_off()
-    active = set(address_chains(node.store, address))
+    active = set(address_chains(ctx.indexed_store(NO_INDEX_EVM), address))
     return {"indexedChains": [chain_info(ctx, c) for c in evm_chains(node) if c.chain_id in active]}

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ...index.evm.query import CursorError, EvmIndex, Page
-from .context import RequestContext
-from .errors import ApiError, bad_request, not_found, unavailable
+from .context import NO_INDEX_EVM, RequestContext
+from .errors import bad_request, not_found, unavailable
 from .evm_json import EvmJson, RereadUris
 from .pages import INVALID
 from .params import MAX_U64, decimal
@@ -32,11 +32,6 @@ T = TypeVar("T")
 _HASH = re.compile(r"0[xX][0-9a-fA-F]{64}\Z")
 _ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}\Z")
 MAX_TOKEN_ID = 2**256 - 1
-
-
-def index_off() -> ApiError:
-    return ApiError(503, "this node keeps no Data API index (it was started with --no-index): "
-                         "start it without --no-index to serve the EVM lists")
 
 
 @dataclass(slots=True)
@@ -53,9 +48,7 @@ def evm_request(ctx: RequestContext) -> IndexedChain:
     """The chain `{chainId}` names (404 if none, 503 while it loads) and its index (503 without one)."""
     ref = ctx.params["chainId"]
     chain = ready_evm_chain(ctx.node, ref)
-    store = ctx.store
-    if ctx.node.indexer is None or store is None:
-        raise index_off()
+    store = ctx.indexed_store(NO_INDEX_EVM)
     return IndexedChain(chain, EvmIndex(store, chain.chain_id), ref, str(evm_chain_id_of(ctx.node, chain)))
 
 
@@ -70,9 +63,7 @@ def json_of(ctx: RequestContext, ev: IndexedChain) -> EvmJson:
 
 def every_chain_json(ctx: RequestContext) -> dict[bytes, EvmJson]:
     """A formatter for each EVM chain of the node, by blockchain ID (the lists across chains)."""
-    store = ctx.store
-    if ctx.node.indexer is None or store is None:
-        raise index_off()
+    store = ctx.indexed_store(NO_INDEX_EVM)
     out = {}
     for chain in evm_chains(ctx.node):
         if not chain.is_bootstrapped():

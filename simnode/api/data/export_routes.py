@@ -23,9 +23,8 @@ from typing import Any
 
 from aiohttp import web
 
-from .context import RequestContext
+from .context import NO_INDEX_EVM, RequestContext
 from .errors import ApiError, bad_request, not_found
-from .evm_reads import index_off
 from .export_job import (COMPLETED, EVM, FAILED, RUNNING, WARNED, ExportRequest, csv_chunks, load, run, save)
 from .primary import parse_addresses
 from .resolve import evm_address
@@ -143,9 +142,7 @@ def _status(ctx: RequestContext, op_id: bytes, rec: dict[str, Any]) -> dict[str,
 
 
 def _store(ctx: RequestContext) -> Any:
-    if ctx.store is None or ctx.node.indexer is None:
-        raise index_off()
-    return ctx.store
+    return ctx.indexed_store(NO_INDEX_EVM)
 
 
 def create_export(ctx: RequestContext) -> dict[str, Any]:

@@ -28,10 +28,10 @@ from ...formats.ids import id_from_str, id_to_str
 from ...icm.messages import MESSENGER_ADDRESS
 from ...index.evm.query import EvmIndex
 from ...index.icm.query import IcmMessage, IcmTx, message, messages
-from .context import RequestContext
+from .context import NO_INDEX_EVM, RequestContext
 from .errors import bad_request, not_found
 from .evm_json import ZERO_ADDRESS, checksum, hex0x
-from .evm_reads import index_off, optional_address, page_of
+from .evm_reads import optional_address, page_of
 from .resolve import evm_address, evm_chain_id_of, evm_chains
 from .spec import DATA, Operation, document, make_operation
 
@@ -55,9 +55,7 @@ def _optional_chain(ctx: RequestContext, name: str) -> bytes | None:
 
 
 def _store(ctx: RequestContext) -> Any:
-    if ctx.node.indexer is None or ctx.store is None:
-        raise index_off()
-    return ctx.store
+    return ctx.indexed_store(NO_INDEX_EVM)
 
 
 def _evm_ids(ctx: RequestContext) -> dict[bytes, str]:

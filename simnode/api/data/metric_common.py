@@ -7,18 +7,15 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...index.metrics.query import Point
-from .context import RequestContext
-from .errors import bad_request, unavailable
+from .context import NO_INDEX_METRICS, RequestContext
+from .errors import bad_request
 
 MAX_JSON_INT = 2**64 - 1  # orjson's widest integer; a larger wei sum goes out as the nearest double
 
 
 def index_store(ctx: RequestContext) -> Any:
     """The store holding the metric rows (503 when the node runs without an index)."""
-    if ctx.node.indexer is None:
-        raise unavailable("this node runs with --no-index: the Metrics API has no data (run `simnode reindex` "
-                          "with the node stopped, then start it without --no-index)")
-    return ctx.store
+    return ctx.indexed_store(NO_INDEX_METRICS)
 
 
 def time_bounds(ctx: RequestContext, start_name: str = "startTimestamp",

@@ -21,6 +21,7 @@ from ...formats.hexenc import encode_bytes
 from ...formats.ids import ZERO_ID, id_from_str, id_to_str, node_id_from_str, node_id_to_str
 from ...index.primary import query
 from ...index.primary.layout import STAKEABLE, Out
+from .context import NO_INDEX_PRIMARY
 from .errors import ApiError, bad_request, not_found
 from .resolve import C_CHAIN, P_CHAIN, X_CHAIN
 
@@ -74,9 +75,7 @@ def primary_chain(ctx: RequestContext, name: str) -> Any:
 
 
 def index_on(ctx: RequestContext) -> None:
-    if ctx.node.indexer is None:
-        raise ApiError(503, "this node keeps no Data API index (it was started with --no-index): "
-                            "start it without --no-index to serve the primary network's data")
+    ctx.indexed_store(NO_INDEX_PRIMARY)
 
 
 # ------------------------------------------------------------------------------ addresses

@@ -26,6 +26,7 @@ from simnode.codec import (
     sort_outputs,
 )
 from simnode.crypto.secp256k1 import public_key, short_address
+from simnode.errors import BuildError
 from simnode.formats.ids import id_to_str
 
 from .txs import (
@@ -48,10 +49,6 @@ from .txs import (
 
 if TYPE_CHECKING:
     from .vm import XChainVM
-
-
-class BuildError(ValueError):
-    pass
 
 
 @dataclass(frozen=True, slots=True)

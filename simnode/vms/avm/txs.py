@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Self
 
+from simnode.codec.signed import encode_signed, read_signed_body
 from simnode.codec import (
     UTXO,
     BaseTxFields,
@@ -48,6 +49,7 @@ from simnode.codec.propertyfx import (
 )
 from simnode.codec.registry import FxOperation, State
 from simnode.formats.ids import NFTFX_ID, PROPERTYFX_ID, SECP256K1FX_ID, utxo_id
+from simnode.errors import TxError  # noqa: F401 - importers of the X-Chain txs name it here
 
 ID_LEN = 32
 CODEC_VERSION_BYTES = b"\x00\x00"
@@ -55,10 +57,6 @@ CODEC_VERSION_BYTES = b"\x00\x00"
 FX_IDS = (SECP256K1FX_ID, NFTFX_ID, PROPERTYFX_ID)
 SECP_FX, NFT_FX, PROPERTY_FX = 0, 1, 2
 FX_CREDENTIALS = (Credential, NftCredential, PropertyCredential)  # by fx index
-
-
-class TxError(ValueError):
-    """A tx that AvalancheGo would refuse; str() is AvalancheGo's error text."""
 
 
 # --------------------------------------------------------------------------------------- types
@@ -281,14 +279,8 @@ class Tx:
 
 def read_tx_body(r: Reader, reg: TypeRegistry = X_REGISTRY) -> Tx:
     """A signed tx without its version prefix (as inside a block); its bytes get the prefix."""
-    start = r.offset
-    unsigned = reg.decode_typed(r, UnsignedTx)
-    unsigned_end = r.offset
-    count = r.count_u32(8)
-    creds = tuple(reg.decode_typed(r, Credential) for _ in range(count))
-    unsigned_bytes = CODEC_VERSION_BYTES + r.slice(start, unsigned_end)
-    tx_bytes = CODEC_VERSION_BYTES + r.slice(start, r.offset)
-    return Tx(unsigned, creds, unsigned_bytes, tx_bytes, hashlib.sha256(tx_bytes).digest())
+    s = read_signed_body(r, reg, lambda r: reg.decode_typed(r, UnsignedTx), Credential)
+    return Tx(s.unsigned, s.credentials, s.unsigned_bytes, s.tx_bytes, s.tx_id)
 
 
 def check_done(r: Reader, total: int) -> None:
@@ -306,14 +298,8 @@ def parse_tx(data: bytes, reg: TypeRegistry = X_REGISTRY) -> Tx:
 
 
 def encode_tx(unsigned: UnsignedTx, creds: Iterable[Credential], reg: TypeRegistry = X_REGISTRY) -> Tx:
-    unsigned_bytes = reg.marshal(unsigned)  # type: ignore[arg-type]
-    creds = tuple(creds)
-    w = Writer()
-    w.u32(len(creds))
-    for cred in creds:
-        reg.encode_typed(w, cred)
-    tx_bytes = unsigned_bytes + w.getvalue()
-    return Tx(unsigned, creds, unsigned_bytes, tx_bytes, hashlib.sha256(tx_bytes).digest())
+    s = encode_signed(unsigned, tuple(creds), reg)  # type: ignore[arg-type]
+    return Tx(unsigned, s.credentials, s.unsigned_bytes, s.tx_bytes, s.tx_id)
 
 
 def sign_tx(unsigned: UnsignedTx, keys: list[list[bytes]], reg: TypeRegistry = X_REGISTRY,

@@ -27,12 +27,12 @@ from simnode.codec import (
     TransferInput,
     TransferOutput,
     TypeRegistry,
-    VerifyError,
     inputs_sorted_unique,
     is_sorted,
     is_sorted_and_unique,
     outputs_sorted,
 )
+from simnode.codec.errors import tx_errors
 from simnode.codec.nftfx import NftMintOperation, NftMintOutput, NftTransferOperation, NftTransferOutput
 from simnode.codec.propertyfx import (
     PropertyBurnOperation,
@@ -40,9 +40,9 @@ from simnode.codec.propertyfx import (
     PropertyMintOutput,
     PropertyOwnedOutput,
 )
-from simnode.crypto import CryptoError
-from simnode.crypto.secp256k1 import recover_address
-from simnode.formats.ids import ZERO_ID, id_to_str, short_id_to_str
+from simnode.formats.ids import ZERO_ID, id_to_str
+
+from .. import secp256k1fx
 
 from .txs import (
     FX_CREDENTIALS,
@@ -104,17 +104,13 @@ class StateReader(Protocol):
 
 
 def _verify(obj: Any) -> None:
-    try:
+    with tx_errors():
         obj.verify()
-    except VerifyError as exc:
-        raise TxError(str(exc)) from None
 
 
 def _base_verify(base: BaseTxFields, b: Backend) -> None:
-    try:
+    with tx_errors():
         base.verify(b.network_id, b.chain_id)
-    except VerifyError as exc:
-        raise TxError(str(exc)) from None
 
 
 def _flow_check(fee: int, fee_asset: bytes, all_ins: list[tuple[TransferableInput, ...]],
@@ -243,30 +239,9 @@ def syntactic_verify(tx: Tx, b: Backend) -> None:
 
 def verify_credentials(unsigned_hash: bytes, sig_indices: tuple[int, ...], cred: Credential,
                        owners: OutputOwners, now: int) -> None:
-    """secp256k1fx.Fx.VerifyCredentials."""
-    num_sigs = len(sig_indices)
-    if owners.locktime > now:
-        raise TxError("output is time locked")
-    if owners.threshold < num_sigs:
-        raise TxError("input has more signers than expected")
-    if owners.threshold > num_sigs:
-        raise TxError("input has less signers than expected")
-    if num_sigs != len(cred.signatures):
-        raise TxError("input expected a different number of signers than provided in the credential")
-    addrs = owners.addresses
-    for sig, index in zip(cred.signatures, sig_indices):
-        if index >= len(addrs):
-            raise TxError("input referenced a nonexistent address in the output")
-        try:
-            got = recover_address(unsigned_hash, sig)
-        except CryptoError as exc:
-            raise TxError(str(exc)) from None
-        expected = addrs[index]
-        if got != expected:
-            raise TxError(
-                f"wrong signature: expected signature from {short_id_to_str(expected)} "
-                f"but got from {short_id_to_str(got)}"
-            )
+    """secp256k1fx.Fx.VerifyCredentials, its refusal a TxError (the X-Chain's and the C-Chain's)."""
+    with tx_errors():
+        secp256k1fx.verify_credentials(unsigned_hash, sig_indices, cred, owners, now)
 
 
 def _fx_of(obj: Any) -> int:

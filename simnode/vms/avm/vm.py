@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from simnode.codec import CodecError, VerifyError
+from simnode.codec.errors import tx_errors
 from simnode.formats.ids import AVM_VM_ID, ZERO_ID, id_from_str, id_to_str
 from simnode.network import params_for
 from simnode.store import Batch, chain_prefix
@@ -205,10 +206,9 @@ class XChainVM:
     # ------------------------------------------------------------------ issuance
 
     def parse_tx(self, tx_bytes: bytes) -> Tx:
-        try:
-            return parse_tx(tx_bytes)
-        except (CodecError, VerifyError) as exc:
-            raise TxError(str(exc)) from None
+        with tx_errors(catch=(CodecError, VerifyError)):
+            tx = parse_tx(tx_bytes)
+        return tx
 
     def verify_tx(self, tx: Tx) -> None:
         """What a tx must pass to enter the mempool (manager.VerifyTx), on the last accepted state."""

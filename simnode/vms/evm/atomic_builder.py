@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from ...codec import Input, OutputOwners, TransferableInput, TransferableOutput, TransferInput, TransferOutput
 from ...codec.avax import UTXO
 from ...crypto.secp256k1 import eth_address, public_key, short_address
+from ...errors import BuildError
 from .atomic_txs import (
     C_REGISTRY,
     AtomicContext,
@@ -29,10 +30,6 @@ from .atomic_txs import (
 )
 
 EVM_OUTPUT_GAS = 20 + 8 + 32  # bytes of one EVMOutput
-
-
-class BuildError(ValueError):
-    pass
 
 
 def _spend(utxo: UTXO, keys: dict[bytes, bytes], now_s: int) -> tuple[TransferableInput, list[bytes]] | None:

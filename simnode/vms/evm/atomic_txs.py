@@ -28,6 +28,7 @@ from typing import Any, Protocol, Self
 
 import rlp
 
+from ...codec.signed import encode_signed, read_signed_body
 from ...codec import (
     CodecError,
     Credential,
@@ -52,6 +53,7 @@ from ...crypto import CryptoError
 from ...crypto.hashing import keccak256
 from ...crypto.secp256k1 import recover_eth_address
 from ...formats.ids import id_to_str
+from simnode.errors import Refused
 
 ID_LEN = 32
 ADDR_LEN = 20
@@ -67,7 +69,7 @@ TARGET_ATOMIC_TXS_SIZE = 40 * 1024  # bytes of atomic txs a block builder aims f
 EMPTY_EXT_DATA_HASH = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 
 
-class AtomicTxError(ValueError):
+class AtomicTxError(Refused):
     """A C-Chain atomic tx that coreth would refuse; str() is coreth's text."""
 
 
@@ -244,14 +246,8 @@ class AtomicTx:
 
 
 def _read_body(r: Reader) -> AtomicTx:
-    start = r.offset
-    unsigned = C_REGISTRY.decode_typed(r, UnsignedAtomicTx)
-    unsigned_end = r.offset
-    count = r.count_u32(8)
-    creds = tuple(C_REGISTRY.decode_typed(r, Credential) for _ in range(count))
-    unsigned_bytes = CODEC_VERSION_BYTES + r.slice(start, unsigned_end)
-    tx_bytes = CODEC_VERSION_BYTES + r.slice(start, r.offset)
-    return AtomicTx(unsigned, creds, unsigned_bytes, tx_bytes, hashlib.sha256(tx_bytes).digest())
+    s = read_signed_body(r, C_REGISTRY, lambda r: C_REGISTRY.decode_typed(r, UnsignedAtomicTx), Credential)
+    return AtomicTx(s.unsigned, s.credentials, s.unsigned_bytes, s.tx_bytes, s.tx_id)
 
 
 def parse_tx(data: bytes) -> AtomicTx:
@@ -265,14 +261,8 @@ def parse_tx(data: bytes) -> AtomicTx:
 
 
 def encode_tx(unsigned: UnsignedImportTx | UnsignedExportTx, creds: Iterable[Credential]) -> AtomicTx:
-    unsigned_bytes = C_REGISTRY.marshal(unsigned)
-    creds = tuple(creds)
-    w = Writer()
-    w.u32(len(creds))
-    for cred in creds:
-        C_REGISTRY.encode_typed(w, cred)
-    tx_bytes = unsigned_bytes + w.getvalue()
-    return AtomicTx(unsigned, creds, unsigned_bytes, tx_bytes, hashlib.sha256(tx_bytes).digest())
+    s = encode_signed(unsigned, tuple(creds), C_REGISTRY)
+    return AtomicTx(unsigned, s.credentials, s.unsigned_bytes, s.tx_bytes, s.tx_id)
 
 
 def sign_tx(unsigned: UnsignedImportTx | UnsignedExportTx, keys: list[list[bytes]]) -> AtomicTx:

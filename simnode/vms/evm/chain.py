@@ -25,6 +25,8 @@ from eth_utils import ValidationError, to_checksum_address
 
 from ...crypto.hashing import keccak256
 from ...formats.ids import EVM_VM_ID, ZERO_ID
+from ...formats.jsonnum import hex_or_decimal
+from ...genesis.cchain import parse_alloc
 from ...icm.placement import PLACEMENT_BLOCK
 from ...network import params_for
 from ..chain import ChainContext
@@ -55,14 +57,6 @@ NATIVE_ASSET_CONTRACTS = tuple(bytes.fromhex("01" + "00" * 18 + n) for n in ("00
 EIP1820_DEPLOY_HASH = bytes.fromhex("fefb2da535e927b85fe68eb81cb2e4a5827c905f78381a01ef2322aa9b0aee8e")
 ZERO_ADDRESS = b"\x00" * 20
 STATIC_STATE_RUNS = 256  # static calls on one kept state before it is built anew
-
-
-def _hexint(v: Any) -> int:
-    if isinstance(v, int):
-        return v
-    if isinstance(v, str):
-        return int(v, 16) if v.lower().startswith("0x") else int(v)
-    raise ValueError(f"bad number {v!r}")
 
 
 def c_chain_header_rules(network_id: int) -> HeaderRules:
@@ -188,32 +182,19 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         if self.ctx.indexer is not None:
             self.ctx.indexer.chain_opened(self)  # indexes blocks accepted while indexing was off
 
-    def _genesis_alloc(self) -> dict[bytes, dict]:
-        alloc = {}
-        for addr, acct in (self.genesis_json.get("alloc") or {}).items():
-            a = bytes.fromhex(addr[2:] if addr.lower().startswith("0x") else addr)
-            storage = {_hexint(k): _hexint(v) for k, v in (acct.get("storage") or {}).items()}
-            alloc[a] = {
-                "balance": _hexint(acct.get("balance", "0x0")),
-                "nonce": _hexint(acct.get("nonce", "0x0")),
-                "code": bytes.fromhex((acct.get("code") or "0x")[2:]),
-                "storage": storage,
-            }
-        return alloc
-
     def _write_genesis(self) -> None:
         """Block 0 as core.Genesis.toBlock makes it: the upgrades active at the genesis time
         first (coreth: warp from Durango; an L1: its genesis precompile configs), then the alloc."""
         g = self.genesis_json
         state = self.account_db(BLANK_ROOT_HASH)
-        timestamp = _hexint(g.get("timestamp", "0x0"))
-        self.apply_upgrades(state, None, _hexint(g.get("number", "0x0")), timestamp)
-        for addr, acct in self._genesis_alloc().items():
-            state.set_balance(addr, acct["balance"])
-            state.set_nonce(addr, acct["nonce"])
-            state.set_code(addr, acct["code"])
-            for slot, value in acct["storage"].items():
-                state.set_storage(addr, slot, value)
+        timestamp = hex_or_decimal(g.get("timestamp", "0x0"))
+        self.apply_upgrades(state, None, hex_or_decimal(g.get("number", "0x0")), timestamp)
+        for acct in parse_alloc(g.get("alloc"), "alloc"):
+            state.set_balance(acct.address, acct.balance)
+            state.set_nonce(acct.address, acct.nonce)
+            state.set_code(acct.address, acct.code)
+            for slot, value in acct.storage:
+                state.set_storage(acct.address, int.from_bytes(slot, "big"), int.from_bytes(value, "big"))
         state.persist()
         header = genesis_header(self.header_rules, g, state.state_root, self.fee_rules.genesis_base_fee(g))
         batch = self.store.batch()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...formats.jsonnum import json_kind
 from ...network import params_for
 from ...rpc.jsonrpc import EthService, InvalidParams
 from .chain import EVMChain
@@ -77,8 +78,8 @@ def register_subnet_extras(svc: EthService, api: EthAPI, chain: SubnetEVMChain) 
         if value is None:
             return chain.head.header.timestamp
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 64:
-            kind = "string" if isinstance(value, str) else "number" if isinstance(value, (int, float)) else "object"
-            raise InvalidParams(f"invalid argument 0: json: cannot unmarshal {kind} into Go value of type uint64")
+            raise InvalidParams(f"invalid argument 0: json: cannot unmarshal {json_kind(value)} into Go value of "
+                                "type uint64")
         return value
     svc.register("eth_getActivePrecompilesAt", lambda ts=None: chain.active_precompiles_json(timestamp(ts)), 0, 1)
     svc.register("eth_getActiveRulesAt", lambda ts=None: chain.active_rules_json(timestamp(ts)), 0, 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...formats.jsonnum import json_kind
 from ...rpc.jsonrpc import EthService, InvalidParams
 from .block_rows import BlockInfo
 from .rpcjson import hx, parse_quantity
@@ -28,7 +29,7 @@ def register_eth_fees(svc: EthService, api: EthAPI) -> None:
         """coreth's oracle (eth/gasprice/feehistory.go): one base fee per block (no next-block
         entry, unlike geth), at most 2048 blocks, none past the last accepted block."""
         blocks = _hex_or_decimal(count)
-        pcts = list(percentiles or [])
+        pcts = _percentiles(percentiles)
         if blocks < 1:
             return {"oldestBlock": "0x0", "gasUsedRatio": None}
         if len(pcts) > FEE_HISTORY_MAX_PERCENTILES:
@@ -72,6 +73,20 @@ def register_eth_fees(svc: EthService, api: EthAPI) -> None:
         out["gasUsedRatio"] = ratios
         return out
     reg("eth_feeHistory", fee_history, 2, 3)
+
+
+def _percentiles(v: Any) -> list[float]:
+    """rewardPercentiles, a []float64 argument: null or a list of JSON numbers."""
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise InvalidParams(f"invalid argument 2: json: cannot unmarshal {json_kind(v)} into Go value of type "
+                            "[]float64")
+    for p in v:
+        if isinstance(p, bool) or not isinstance(p, (int, float)):
+            raise InvalidParams(f"invalid argument 2: json: cannot unmarshal {json_kind(p)} into Go value of type "
+                                "float64")
+    return v
 
 
 def _hex_or_decimal(v: Any) -> int:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ...formats.jsonnum import hex_or_decimal
+
 MIN_TARGET_PER_SECOND = 1_000_000
 TARGET_CONVERSION = 1 << 25  # MaxTargetChangeRate(1024) * MaxTargetExcessDiff(2^15)
 MAX_TARGET_EXCESS_DIFF = 1 << 15
@@ -104,7 +106,7 @@ class ACP176FeeRules:
         given = genesis_json.get("baseFeePerGas")
         if given is None:
             return AP3_INITIAL_BASE_FEE
-        return int(given, 16) if isinstance(given, str) else int(given)
+        return hex_or_decimal(given)
 
     def genesis_state(self, base_fee: int) -> FeeState:
         return FeeState()

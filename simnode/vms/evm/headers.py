@@ -28,6 +28,7 @@ from typing import Any
 from eth.constants import BLANK_ROOT_HASH
 from eth.vm.forks.cancun.headers import CancunBlockHeader
 
+from ...formats.jsonnum import hex_or_decimal
 from ...crypto.hashing import keccak256
 from . import rlpcodec
 
@@ -295,9 +296,7 @@ def block_header(rules: HeaderRules, *, parent: Header, parent_hash: bytes, stat
 def _number(v: Any, default: int) -> int:
     if v is None:
         return default
-    if isinstance(v, int):
-        return v
-    return int(v, 16) if v.lower().startswith("0x") else int(v)
+    return hex_or_decimal(v)
 
 
 def _bytes(v: Any, size: int) -> bytes:

@@ -11,11 +11,12 @@ import heapq
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
+from simnode.errors import Refused
 
 PRICE_BUMP = 10  # percent, geth's default
 
 
-class PoolError(ValueError):
+class PoolError(Refused):
     pass
 
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from ...codec import Reader, Writer
+from simnode.errors import Refused
 
 DELIMITER = 0xFF
 CHUNK = 32
 
 
-class PredicateError(ValueError):
+class PredicateError(Refused):
     """Predicate bytes that do not decode (predicate.Bytes' errors)."""
 
 

@@ -49,16 +49,13 @@ from .precompiles.schedule import Schedule
 from .precompiles.upgrades import check_compatible, genesis_configs, parse_upgrade_bytes
 from .rules import BLACKHOLE, SubnetEVMVM
 from .subnet_fees import FeeConfigError, SubnetEVMFeeRules, SubnetFeeConfig
+from ...errors import GenesisError
 
 # libevm's params.Rules flags of the block forks, read at block 0 (GetActiveRulesAt's number)
 _ETH_BLOCK_RULES = (("IsHomestead", "homesteadBlock"), ("IsEIP150", "eip150Block"), ("IsEIP155", "eip155Block"),
                     ("IsEIP158", "eip158Block"), ("IsByzantium", "byzantiumBlock"),
                     ("IsConstantinople", "constantinopleBlock"), ("IsPetersburg", "petersburgBlock"),
                     ("IsIstanbul", "istanbulBlock"), ("IsBerlin", "berlinBlock"), ("IsLondon", "londonBlock"))
-
-
-class GenesisError(ValueError):
-    """The CreateChainTx's genesis bytes are not a usable subnet-EVM genesis."""
 
 
 def store_prefix(chain_id: bytes) -> bytes:

@@ -20,6 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from simnode.errors import InvalidInput
+from simnode.formats import FormatError
+from simnode.formats.jsonnum import hex_or_decimal
+
 WINDOW_LEN = 10
 MAX_U64 = (1 << 64) - 1
 MAX_U256 = (1 << 256) - 1
@@ -37,7 +41,7 @@ FEE_CONFIG_FIELDS = (
 )
 
 
-class FeeConfigError(ValueError):
+class FeeConfigError(InvalidInput):
     pass
 
 
@@ -109,16 +113,12 @@ class SubnetFeeConfig:
 def _number(raw: Any, key: str) -> int:
     if isinstance(raw, bool):
         raise FeeConfigError(f"{key}: not a number")
-    if isinstance(raw, int):
-        return raw
     if isinstance(raw, float) and raw.is_integer():
         return int(raw)
-    if isinstance(raw, str):
-        try:
-            return int(raw, 16) if raw.lower().startswith("0x") else int(raw)
-        except ValueError:
-            pass
-    raise FeeConfigError(f"{key}: not a number: {raw!r}")
+    try:
+        return hex_or_decimal(raw, signed=True)
+    except FormatError:
+        raise FeeConfigError(f"{key}: not a number: {raw!r}") from None
 
 
 # ----------------------------------------------------------------------------- pure rules

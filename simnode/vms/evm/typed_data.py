@@ -16,9 +16,10 @@ import json
 from typing import Any
 
 from ...crypto.hashing import keccak256
+from simnode.errors import InvalidInput
 
 
-class TypedDataError(ValueError):
+class TypedDataError(InvalidInput):
     pass
 
 

@@ -11,9 +11,10 @@ from eth.exceptions import (ContractCreationCollision, FullStack, InsufficientSt
                             StackDepthLimit, WriteProtection)
 
 from ...rpc.jsonrpc import RPCError
+from simnode.errors import Refused
 
 
-class ChainError(ValueError):
+class ChainError(Refused):
     """A refusal with geth's wording (becomes a -32000 error)."""
 
 

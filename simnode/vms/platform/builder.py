@@ -31,10 +31,7 @@ from . import fees
 from . import txs as t
 from .state import PRIMARY, utxo_owners
 from .tx_parts import ConvertSubnetToL1Validator, EmptySigner, ProofOfPossession, Validator, pchain_owner_from_bytes
-
-
-class BuildError(ValueError):
-    pass
+from ...errors import BuildError
 
 
 def address_of(key: bytes) -> bytes:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from simnode.codec import Input, OutputOwners, TransferableInput, TransferableOutput
 from simnode.codec.stakeable import StakeableLockIn, StakeableLockOut
+from simnode.errors import Refused
 from simnode.warp.message import parse_signed_message
 
 from . import txs as t
@@ -221,7 +222,7 @@ def tx_complexity(tx: object) -> tuple[int, int, int, int]:
 def to_gas(complexity: tuple[int, ...], weights: tuple[int, ...]) -> int:
     gas = sum(c * w for c, w in zip(complexity, weights))
     if gas > MAX_U64:
-        raise ValueError("error calculating gas: overflow")
+        raise Refused("error calculating gas: overflow")
     return gas
 
 
@@ -247,7 +248,7 @@ class FeeState:
 
     def consume(self, gas: int) -> FeeState:
         if gas > self.capacity:
-            raise ValueError(f"insufficient capacity: capacity ({self.capacity}) < gas ({gas})")
+            raise Refused(f"insufficient capacity: capacity ({self.capacity}) < gas ({gas})")
         return FeeState(self.capacity - gas, min(self.excess + gas, MAX_U64))
 
     def price(self, config: FeeConfig) -> int:

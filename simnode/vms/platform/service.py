@@ -12,12 +12,13 @@ from typing import Any
 
 from simnode.formats import FormatError, decode_bytes, encode_bytes, format_address, format_rfc3339, id_to_str
 from simnode.rpc.jsonrpc import GorillaService, RPCError
+from simnode.rpc.params import encoding_arg, str_arg, uint_arg
 
 from . import txs as t
 from .fees import calculate_price
 from .json_forms import block_json, tx_json
 from .service_balances import balance_methods
-from .service_params import encoding_arg, id_arg, num, str_arg, uint_arg
+from .service_params import id_arg, num
 from .service_subnets import subnet_methods
 from .service_validators import validator_methods
 from .state import PRIMARY

@@ -8,12 +8,12 @@ from simnode.codec import UTXO
 from simnode.codec.stakeable import StakeableLockOut
 from simnode.formats import FormatError, encode_bytes, id_to_str
 from simnode.rpc.jsonrpc import RPCError
-from simnode.rpc.params import go_quote
+from simnode.rpc.params import encoding_arg, go_quote, str_list_arg
 from simnode.vms import utxo_api
 from simnode.vms.chain import lookup_chain
 
 from . import txs as t
-from .service_params import encoding_arg, id_arg, num
+from .service_params import id_arg, num
 from .state import K_UTXO, PRIMARY, PRIO_PRIMARY_VALIDATOR
 from .vm import PlatformVM
 
@@ -40,9 +40,9 @@ def balance_methods(vm: PlatformVM) -> dict[str, Any]:
         encode_error="couldn't encode UTXO as {encoding}: {error}",
     )
 
-    def parse_addrs(items: Any) -> list[bytes]:
+    def parse_addrs(items: list[str]) -> list[bytes]:
         out = []
-        for a in items or []:
+        for a in items:
             try:
                 out.append(utxo_service.parse_address(a))
             except FormatError as e:
@@ -67,7 +67,7 @@ def balance_methods(vm: PlatformVM) -> dict[str, Any]:
         return out
 
     def get_balance(p: dict) -> dict:
-        addrs = parse_addrs(p.get("addresses"))
+        addrs = parse_addrs(str_list_arg(p, "addresses"))
         now = vm.clock.now()
         unlocked: dict[bytes, int] = {}
         ls: dict[bytes, int] = {}
@@ -115,7 +115,7 @@ def balance_methods(vm: PlatformVM) -> dict[str, Any]:
         return {"numFetched": num(len(raws)), "utxos": [encode_bytes(r, enc) for r in raws], "encoding": enc}
 
     def get_stake(p: dict) -> dict:
-        addresses = p.get("addresses") or []
+        addresses = str_list_arg(p, "addresses")
         if len(addresses) > MAX_GET_STAKE_ADDRS:
             raise RPCError(f"{len(addresses)} addresses provided but this method can take at most "
                            f"{MAX_GET_STAKE_ADDRS}")

@@ -8,9 +8,10 @@ from typing import Any
 
 from simnode.formats import FormatError, id_from_str, id_to_str
 from simnode.rpc.jsonrpc import RPCError
+from simnode.rpc.params import bad_arg
 
 from . import txs as t
-from .service_params import UNMARSHAL_ERROR, ZERO_ID_STR, id_arg, num
+from .service_params import ZERO_ID_STR, id_arg, num
 from .state import PRIMARY
 from .vm import PlatformVM
 
@@ -67,7 +68,7 @@ def subnet_methods(vm: PlatformVM, addr: Callable[[bytes], str]) -> dict[str, An
                 try:
                     sid = id_from_str(s)
                 except FormatError:
-                    raise RPCError(UNMARSHAL_ERROR) from None
+                    raise bad_arg() from None
                 r = one(sid)
                 if r is not None:
                     out.append(r)

@@ -10,9 +10,10 @@ from simnode.codec import OutputOwners
 from simnode.crypto import bls
 from simnode.formats import FormatError, format_address, format_float4, id_to_str, node_id_from_str, node_id_to_str
 from simnode.rpc.jsonrpc import RPCError
+from simnode.rpc.params import bad_arg, str_list_arg, uint_arg
 
 from . import txs as t
-from .service_params import UNMARSHAL_ERROR, id_arg, num, uint_arg
+from .service_params import id_arg, num
 from .state import PRIMARY, PRIO_SUBNET_PERMISSIONED
 from .tx_parts import pchain_owner_from_bytes
 from .vm import PlatformVM, l1_balance
@@ -40,9 +41,9 @@ def validator_methods(vm: PlatformVM) -> dict[str, Any]:
     def get_current_validators(p: dict) -> dict:
         subnet = id_arg(p, "subnetID")
         try:
-            node_ids = {node_id_from_str(n) for n in (p.get("nodeIDs") or [])}
+            node_ids = {node_id_from_str(n) for n in str_list_arg(p, "nodeIDs")}
         except FormatError:
-            raise RPCError(UNMARSHAL_ERROR) from None
+            raise bad_arg() from None
         sub = vm.state.subnets.get(subnet)
         if sub is not None and sub.conversion_id is not None:
             out = []

@@ -9,8 +9,6 @@ Verification never writes, so a rejected tx leaves the state exactly as it was.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from simnode.codec import (
@@ -27,27 +25,16 @@ from simnode.codec import (
     inputs_sorted_unique,
     outputs_sorted,
 )
+from simnode.codec.errors import tx_errors
 from simnode.codec.stakeable import StakeableLockIn, StakeableLockOut
-from simnode.crypto import CryptoError, secp256k1
-from simnode.formats import id_to_str, short_id_to_str
+from simnode.formats import id_to_str
 
+from .. import secp256k1fx
 from . import fees
 from . import txs as t
 from .context import PlatformContext
 from .effects import Effects
-
-
-class TxError(ValueError):
-    pass
-
-
-@contextmanager
-def tx_errors(prefix: str = "", catch: tuple[type[Exception], ...] = (VerifyError,)) -> Iterator[None]:
-    """A failed syntactic check (`catch`) as the TxError AvalancheGo's executor returns: `prefix` + its text."""
-    try:
-        yield
-    except catch as e:
-        raise TxError(f"{prefix}{e}") from None
+from ...errors import TxError
 
 
 def _utxo_id_str(in_: TransferableInput) -> str:
@@ -111,26 +98,7 @@ class Verifier:
     def verify_credentials(self, in_: Input, cred: Any, owners: OutputOwners) -> None:
         if not isinstance(cred, Credential):
             raise VerifyError("wrong credential type")
-        n = len(in_.sig_indices)
-        if owners.locktime > self.time:
-            raise VerifyError("output is time locked")
-        if owners.threshold < n:
-            raise VerifyError("input has more signers than expected")
-        if owners.threshold > n:
-            raise VerifyError("input has less signers than expected")
-        if n != len(cred.signatures):
-            raise VerifyError("input expected a different number of signers than provided in the credential")
-        for i, index in enumerate(in_.sig_indices):
-            if index >= len(owners.addresses):
-                raise VerifyError("input referenced a nonexistent address in the output")
-            try:
-                addr = secp256k1.recover_address(self.hash, cred.signatures[i])
-            except CryptoError as e:
-                raise VerifyError(str(e)) from None
-            expected = owners.addresses[index]
-            if addr != expected:
-                raise VerifyError(f"wrong signature: expected signature from {short_id_to_str(expected)} "
-                                  f"but got from {short_id_to_str(addr)}")
+        secp256k1fx.verify_credentials(self.hash, in_.sig_indices, cred, owners, self.time)
 
     def verify_spend_utxos(self, utxos: list[UTXO], ins: tuple[TransferableInput, ...],
                            outs: tuple[TransferableOutput, ...], creds: list[Any],

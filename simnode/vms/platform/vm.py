@@ -43,11 +43,12 @@ from .time_transitions import advance_chain_state, next_l1_deactivation, reward_
 from .tx_parts import ProofOfPossession
 from .verifier import TxError
 from .verify_l1 import verify_warp_messages
+from simnode.errors import Refused
 
 log = logging.getLogger("simnode.platform")
 
 
-class IssueError(ValueError):
+class IssueError(Refused):
     pass
 
 

@@ -29,6 +29,9 @@ from eth.exceptions import Revert, VMError, WriteProtection
 from eth_utils import to_checksum_address
 
 from ....crypto.hashing import keccak256
+from ....formats import FormatError
+from ....formats.jsonnum import hex_or_decimal, json_kind
+from simnode.errors import InvalidInput
 
 WRITE_GAS_PER_SLOT = 20_000
 READ_GAS_PER_SLOT = 5_000
@@ -43,7 +46,7 @@ class PrecompileError(VMError):
     """A precompile's error (geth: any error but ErrExecutionReverted): all gas is used."""
 
 
-class ConfigError(ValueError):
+class ConfigError(InvalidInput):
     """A precompile config that subnet-evm's Verify refuses."""
 
 
@@ -184,7 +187,7 @@ def json_address(value: Any, field: str) -> bytes:
     """A common.Address from JSON: "0x" and 40 hex digits (hexutil's rules and wording)."""
     where = f"into Go struct field {field} of type common.Address"
     if not isinstance(value, str):
-        raise JSONError(f"json: cannot unmarshal {_json_kind(value)} {where}")
+        raise JSONError(f"json: cannot unmarshal {json_kind(value)} {where}")
     if value[:2].lower() != "0x":
         raise JSONError(f"json: cannot unmarshal hex string without 0x prefix {where}")
     digits = value[2:]
@@ -200,43 +203,31 @@ def json_addresses(value: Any, field: str) -> tuple[bytes, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise JSONError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field {field} "
+        raise JSONError(f"json: cannot unmarshal {json_kind(value)} into Go struct field {field} "
                           "of type []common.Address")
     return tuple(json_address(v, field) for v in value)
 
 
 def json_uint64(value: Any, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_U64:
-        raise JSONError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field {field} of type uint64")
+        raise JSONError(f"json: cannot unmarshal {json_kind(value)} into Go struct field {field} of type uint64")
     return value
 
 
 def json_big(value: Any, field: str) -> int:
     """A HexOrDecimal256: a JSON number, or a string of decimal or 0x-hex digits."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, str):
+    if isinstance(value, (int, str)) and not isinstance(value, bool):
         try:
-            number = int(value, 16) if value[:2].lower() == "0x" else int(value, 10)
-        except ValueError:
+            number = hex_or_decimal(value, signed=True)
+        except FormatError:
             raise JSONError(f"invalid hex or decimal integer {value!r} for {field}") from None
     else:
-        raise JSONError(f"json: cannot unmarshal {_json_kind(value)} into Go struct field {field}")
+        raise JSONError(f"json: cannot unmarshal {json_kind(value)} into Go struct field {field}")
     if not -MAX_U256 <= number <= MAX_U256:
         raise JSONError(f"number {value!r} for {field} exceeds 256 bits")
     return number
 
 
-def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
 
 
 def hex_address(address: bytes) -> str:
