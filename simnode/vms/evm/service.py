@@ -179,7 +179,9 @@ class EthAPI:
     # -------------------------------------------------------------- events (filters)
 
     def _on_event(self, kind: str, payload: Any) -> None:
-        if kind == "pending":
+        if kind == "block":  # filters nobody polls expire even when no new filter is made
+            self._gc_filters()
+        elif kind == "pending":
             for f in self.filters.values():
                 if f["type"] == "pending":
                     f["items"].append(hb(payload.hash))
