@@ -349,6 +349,7 @@ class SyntheticPChain:
         from simnode.formats.ids import ZERO_ID
         from simnode.vms.platform import blocks as pblocks
         from simnode.vms.platform import txs as t
+        from simnode.vms.platform.tx_parts import EmptySigner, Validator
         self.number += 1
         n, avax, net = self.number, self.avax_asset_id, self.network_id
         time_s = 1_800_000_000 + n
@@ -370,8 +371,8 @@ class SyntheticPChain:
         weight = 2000 * 10**9
         validator = t.AddPermissionlessValidatorTx(
             BaseTxFields(net, ZERO_ID, (), (TransferableInput(keccak256(node_id), 0, avax, TransferInput(
-                weight + 1000, Input((0,)))),), b""), t.Validator(node_id, time_s, end, weight), ZERO_ID,
-            t.EmptySigner(), (TransferableOutput(avax, TransferOutput(weight, self.owner(n))),), self.owner(n),
+                weight + 1000, Input((0,)))),), b""), Validator(node_id, time_s, end, weight), ZERO_ID,
+            EmptySigner(), (TransferableOutput(avax, TransferOutput(weight, self.owner(n))),), self.owner(n),
             self.owner(n), 20_000 + n % 50_000)
         stx = t.sign_tx(validator, [])
         self.state.history[stx.tx_id] = {"start": time_s, "end": end, "weight": weight, "potentialReward": n}

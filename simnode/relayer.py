@@ -167,7 +167,7 @@ class Relayer:
                                      destination.subnet_id)
 
     def _deliver(self, destination: Any, p: Pending) -> bool:
-        from .vms.evm.chain import ChainError
+        from .vms.evm.vmerrors import ChainError
         try:
             signed = self.node.aggregator.aggregate(AggregationRequest(
                 p.unsigned.encoded, b"", self._signing_subnet(p, destination)))

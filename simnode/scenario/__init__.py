@@ -5,8 +5,9 @@ from .accounts import Account, derive_key
 from .errors import ChainUnavailable, ScenarioError, ScenarioLoadError, StepFailed
 from .model import Scenario, Step, load_scenario, load_scenario_text, scenario_from_dict
 from .replay import ReplayResult, TraceMismatch, as_scenario, node_config, replay, run_on
-from .runner import Runner, RunStats
+from .runner import Runner
 from .schema import STEP_SPECS
+from .stats import RunStats
 
 __all__ = [
     "STEP_SPECS", "Account", "ChainUnavailable", "ReplayResult", "RunStats", "Runner", "Scenario",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from eth.vm.forks.cancun.transactions import CancunTransactionBuilder
 from eth_keys import keys as eth_keys
@@ -22,10 +22,11 @@ from .abi import (
 )
 from .errors import StepError
 from .schema import amount_for_chain
-from .transport import RPCError
+from .transport import RPCError, Transport
 
 if TYPE_CHECKING:
-    from .runner import Runner
+    from .accounts import Account
+    from .model import Scenario
 
 TRANSFER_GAS = 21_000
 RECEIPT_WAIT_S = 30.0
@@ -44,11 +45,32 @@ def _q(n: int) -> str:
 WARP_ADDRESS = bytes.fromhex("0200000000000000000000000000000000000005")
 
 
+class EvmRunner(Protocol):
+    """What the EVM steps use of the runner (runner.Runner is one)."""
+
+    transport: Transport
+    scenario: Scenario
+    contracts: dict[str, Any]
+    block_time: float
+    virtual: bool
+    evm: EvmClient
+
+    def account(self, ref: str) -> Account: ...
+
+    def eth_address(self, ref: str) -> bytes: ...
+
+    def is_known_eoa(self, addr: bytes) -> bool: ...
+
+    def evm_for(self, f: dict[str, Any]) -> EvmClient: ...
+
+    def record_tx(self, chain: str, tx_id: str) -> None: ...
+
+
 class EvmClient:
     """Signs and sends one EVM chain's txs for the runner (the C-Chain, or an L1 by its blockchain
     ID: `label`, its RPC path `endpoint`); caches the chain ID, nonces and a gas price."""
 
-    def __init__(self, runner: Runner, label: str = "C", endpoint: str = "C") -> None:
+    def __init__(self, runner: EvmRunner, label: str = "C", endpoint: str = "C") -> None:
         self.r = runner
         self.label = label
         self.endpoint = endpoint
@@ -179,7 +201,7 @@ def _rpc_message(exc: RPCError) -> str:
 # ---------------------------------------------------------------------------------------- actions
 
 
-def act_transfer_c(r: Runner, f: dict[str, Any]) -> Any:
+def act_transfer_c(r: EvmRunner, f: dict[str, Any]) -> Any:
     acct = r.account(f["from"])
     to = r.eth_address(f["to"])
     value = amount_for_chain(f["amount"], "C")
@@ -192,7 +214,7 @@ def _opt_amount(f: dict[str, Any], key: str) -> int | None:
     return amount_for_chain(f[key], "C") if key in f else None
 
 
-def act_deploy(r: Runner, f: dict[str, Any]) -> Any:
+def act_deploy(r: EvmRunner, f: dict[str, Any]) -> Any:
     acct = r.account(f["from"])
     try:
         if "artifact" in f:
@@ -217,7 +239,7 @@ def act_deploy(r: Runner, f: dict[str, Any]) -> Any:
     return to_checksum_address(addr)
 
 
-def _contract(r: Runner, f: dict[str, Any]) -> Contract:
+def _contract(r: EvmRunner, f: dict[str, Any]) -> Contract:
     ref = f["contract"]
     c = r.contracts.get(ref)
     if c is None:
@@ -230,7 +252,7 @@ def _contract(r: Runner, f: dict[str, Any]) -> Contract:
     return c
 
 
-def _calldata(r: Runner, c: Contract, f: dict[str, Any]) -> tuple[bytes, Any]:
+def _calldata(r: EvmRunner, c: Contract, f: dict[str, Any]) -> tuple[bytes, Any]:
     args = f.get("args", [])
     try:
         fn = find_function(f["function"], c.abi, len(args))
@@ -239,7 +261,7 @@ def _calldata(r: Runner, c: Contract, f: dict[str, Any]) -> tuple[bytes, Any]:
         raise StepError(str(exc)) from None
 
 
-def act_call(r: Runner, f: dict[str, Any]) -> Any:
+def act_call(r: EvmRunner, f: dict[str, Any]) -> Any:
     c = _contract(r, f)
     data, fn = _calldata(r, c, f)
     tx: dict[str, Any] = {"to": "0x" + c.address.hex(), "data": "0x" + data.hex()}
@@ -258,7 +280,7 @@ def act_call(r: Runner, f: dict[str, Any]) -> Any:
         raise StepError(str(exc)) from None
 
 
-def act_transact(r: Runner, f: dict[str, Any]) -> Any:
+def act_transact(r: EvmRunner, f: dict[str, Any]) -> Any:
     acct = r.account(f["from"])
     c = _contract(r, f)
     data, _fn = _calldata(r, c, f)

@@ -151,7 +151,7 @@ def _seen_writes(chain: Any) -> _Writes:
     """Re-run the chain's genesis and every block's txs (and atomic txs, upgrades) on their pre-state,
     watching what they write."""
     from ..vms.evm.atomic_txs import UnsignedExportTx, UnsignedImportTx, decode_block_txs
-    from ..vms.evm.chain import evm_header
+    from ..vms.evm.headers import evm_header
 
     seen = _Writes()
     g = chain.genesis_json

@@ -14,14 +14,17 @@ step waits until its txs are accepted.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import StepError
 from .trace import block_summary
-from .transport import RPCError
+from .transport import RPCError, Transport
 
 if TYPE_CHECKING:
-    from .runner import Runner
+    from .evm import EvmClient
+    from .model import Scenario
+    from .stats import RunStats
 
 ACCEPT_WAIT_S = 30.0
 PRIMARY = ("X", "P", "C")
@@ -30,10 +33,26 @@ TX_METHODS = {"eth_sendRawTransaction": None, "eth_sendTransaction": None, "avm.
               "wallet.issueTx": "X", "platform.issueTx": "P", "avax.issueTx": "C", "native.issueTx": "C"}
 
 
+class RecordedRunner(Protocol):
+    """What the recorded steps use of the runner (runner.Runner is one)."""
+
+    transport: Transport
+    scenario: Scenario
+    stats: RunStats
+    session: SessionReplay | None
+    evm: EvmClient
+
+    def evm_for(self, f: dict[str, Any]) -> EvmClient: ...
+
+    def record_tx(self, chain: str, tx_id: str) -> None: ...
+
+    def on_node(self, fn: Callable[[], Any]) -> Any: ...
+
+
 class SessionReplay:
     """The state of one runner's recorded steps."""
 
-    def __init__(self, r: Runner) -> None:
+    def __init__(self, r: RecordedRunner) -> None:
         self.r = r
         node = getattr(r.transport, "node", None)
         self.node = node
@@ -69,7 +88,7 @@ class SessionReplay:
         self.r.on_node(move)
 
 
-def _session(r: Runner) -> SessionReplay:
+def _session(r: RecordedRunner) -> SessionReplay:
     if r.session is None:
         r.session = SessionReplay(r)
     return r.session
@@ -81,7 +100,7 @@ def endpoint_chain(path: str) -> str | None:
     return parts[2] if len(parts) >= 3 and parts[:2] == ["ext", "bc"] else None
 
 
-def act_request(r: Runner, f: dict[str, Any]) -> Any:
+def act_request(r: RecordedRunner, f: dict[str, Any]) -> Any:
     s = _session(r)
     if s.exact and "at" in f:
         s.set_time(f["at"])
@@ -100,7 +119,7 @@ def act_request(r: Runner, f: dict[str, Any]) -> Any:
     return result
 
 
-def act_block(r: Runner, f: dict[str, Any]) -> Any:
+def act_block(r: RecordedRunner, f: dict[str, Any]) -> Any:
     s = _session(r)
     chain, height = f["chain"], f["height"]
     if chain not in PRIMARY:
@@ -144,7 +163,7 @@ def _build(s: SessionReplay, chain: str) -> None:
     s.r.on_node(build)
 
 
-def _height(r: Runner, chain: str) -> int:
+def _height(r: RecordedRunner, chain: str) -> int:
     if chain == "X":
         return int(r.transport.call("X", "avm.getHeight", {})["height"])
     if chain == "P":
@@ -152,7 +171,7 @@ def _height(r: Runner, chain: str) -> int:
     return int(r.transport.call(f"/ext/bc/{chain}/rpc", "eth_blockNumber", []), 16)
 
 
-def _wait_for_txs(r: Runner, chain: str, txs: list[str]) -> None:
+def _wait_for_txs(r: RecordedRunner, chain: str, txs: list[str]) -> None:
     """On a live target: until every tx of the recorded block is accepted there."""
     deadline = time.monotonic() + ACCEPT_WAIT_S
     for tx in txs:
@@ -162,7 +181,7 @@ def _wait_for_txs(r: Runner, chain: str, txs: list[str]) -> None:
             time.sleep(0.02)
 
 
-def _accepted(r: Runner, chain: str, tx: str) -> bool:
+def _accepted(r: RecordedRunner, chain: str, tx: str) -> bool:
     if chain == "X" or chain == "P":
         method, done = ("avm.getTxStatus", "Accepted") if chain == "X" else ("platform.getTxStatus", "Committed")
         status = r.transport.call(chain, method, {"txID": tx}).get("status")

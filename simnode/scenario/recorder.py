@@ -44,7 +44,7 @@ log = logging.getLogger("simnode.scenario.recorder")
 FLUSH_BLOCKS = 10
 FLUSH_SECONDS = 1.0
 
-# The EVM chains' state-changing methods (service.py, dev.py); every other method reads.
+# The EVM chains' state-changing methods (vms/evm/eth_service.py, dev.py); every other method reads.
 ETH_WRITES = frozenset({
     "eth_sendRawTransaction", "eth_sendTransaction",
     "evm_mine", "anvil_mine", "hardhat_mine",

@@ -17,8 +17,9 @@ from .accounts import Account
 from .errors import ScenarioError
 from .model import Scenario, load_scenario, scenario_from_dict
 from .recorded import PRIMARY, TX_METHODS, endpoint_chain
-from .runner import Runner, RunStats
+from .runner import Runner
 from .schema import v_json_text, v_time
+from .stats import RunStats
 from .transport import HttpTransport, InProcessTransport, Transport
 
 

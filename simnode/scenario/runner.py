@@ -12,7 +12,6 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from .accounts import EWOQ_KEY, Account, derive_key, parse_key
@@ -21,6 +20,7 @@ from .evm import EvmClient, act_call, act_deploy, act_transact, act_transfer_c
 from .expect import run_checks
 from .model import Scenario, Step, _FieldError, validate_fields
 from .schema import CHAINS, Invalid, _KeyInvalid, amount_for_chain, v_amount
+from .stats import RunStats, TxRecord
 from .templates import PathMissing, TemplateError, get_path, parse_path, substitute
 from .transport import RPCError, Transport, TransportError
 from .recorded import act_block, act_request
@@ -39,54 +39,6 @@ _PROBES: dict[str, tuple[str, str, Any]] = {
 def is_method_not_found(exc: RPCError) -> bool:
     msg = str(exc)
     return exc.code == -32601 or "can't find service" in msg or "can't find method" in msg
-
-
-@dataclass(slots=True)
-class TxRecord:
-    step: str
-    chain: str
-    id: str
-
-
-@dataclass(slots=True)
-class RunStats:
-    steps: int = 0
-    txs: int = 0
-    start_ms: int = 0
-    end_ms: int = 0
-    wall_s: float = 0.0
-    heights_before: dict[str, int] = field(default_factory=dict)
-    heights_after: dict[str, int] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)  # what the summary must also say
-    skipped: list[str] = field(default_factory=list)  # steps a live target cannot do, left out
-
-    @property
-    def blocks(self) -> dict[str, int]:
-        return {c: self.heights_after.get(c, 0) - self.heights_before.get(c, 0) for c in self.heights_after}
-
-    def summary(self) -> str:
-        virt = (self.end_ms - self.start_ms) / 1000
-        blocks = ", ".join(f"{c} {n}" for c, n in self.blocks.items()) or "none"
-        text = (f"{self.steps} steps, {self.txs} txs, blocks: {blocks}; virtual time covered "
-                f"{_fmt_duration(virt)}; wall time {self.wall_s:.2f}s")
-        if self.skipped:
-            text += f"; {len(self.skipped)} step(s) skipped (the target cannot do them)"
-        return "; ".join([text, *self.notes])
-
-
-def _fmt_duration(seconds: float) -> str:
-    s = int(seconds)
-    d, s = divmod(s, 86400)
-    h, s = divmod(s, 3600)
-    m, s = divmod(s, 60)
-    parts = [f"{d}d"] if d else []
-    if h:
-        parts.append(f"{h}h")
-    if m:
-        parts.append(f"{m}m")
-    if s or not parts:
-        parts.append(f"{s}s")
-    return "".join(parts)
 
 
 class Progress:

@@ -11,17 +11,37 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .transport import RPCError, Transport
 
 if TYPE_CHECKING:
-    from .runner import Runner
+    from .accounts import Account
+    from .evm import EvmClient
+    from .model import Scenario
+    from .stats import RunStats, TxRecord
+    from .xp import XPClient
 
 TRACE_FORMAT = 1
 
 
-def _evm_blocks(r: Runner, endpoint: str, height: int) -> list[list[Any]]:
+class TracedRunner(Protocol):
+    """What recording a trace reads of the runner after a run (runner.Runner is one)."""
+
+    transport: Transport
+    scenario: Scenario
+    accounts: dict[str, Account]
+    stats: RunStats
+    txs: list[TxRecord]
+    l1_evms: dict[str, EvmClient]
+
+    @property
+    def xp(self) -> XPClient: ...
+
+    def heights(self) -> dict[str, int]: ...
+
+
+def _evm_blocks(r: TracedRunner, endpoint: str, height: int) -> list[list[Any]]:
     out = []
     for n in range(height + 1):
         b = r.transport.call(endpoint, "eth_getBlockByNumber", [hex(n), False])
@@ -29,7 +49,7 @@ def _evm_blocks(r: Runner, endpoint: str, height: int) -> list[list[Any]]:
     return out
 
 
-def _snowman_blocks(r: Runner, chain: str, height: int) -> list[list[Any]]:
+def _snowman_blocks(r: TracedRunner, chain: str, height: int) -> list[list[Any]]:
     out = []
     for n in range(height + 1):
         try:
@@ -67,7 +87,7 @@ def block_summary(transport: Transport, chain: str, height: int) -> dict[str, An
             "state_root": b["stateRoot"]}
 
 
-def record(r: Runner) -> dict[str, Any]:
+def record(r: TracedRunner) -> dict[str, Any]:
     heights = r.heights()
     chains: dict[str, Any] = {}
     for chain, h in heights.items():

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..codec import TransferableOutput, TransferOutput, decode_utxo
 from ..formats.address import parse_address
@@ -24,10 +24,11 @@ from ..vms.avm.txs import InitialState
 from .accounts import Account, derive_key
 from .errors import StepError
 from .schema import amount_for_chain
-from .transport import RPCError
+from .transport import RPCError, Transport
 
 if TYPE_CHECKING:
-    from .runner import Runner
+    from .evm import EvmClient
+    from .model import Scenario
 
 ACCEPT_WAIT_S = 30.0
 SUBNET_EVM_GENESIS = {
@@ -47,8 +48,35 @@ SUBNET_EVM_GENESIS = {
 }
 
 
+class XPRunner(Protocol):
+    """What the X- and P-Chain steps use of the runner (runner.Runner is one)."""
+
+    transport: Transport
+    scenario: Scenario
+    network_id: int
+    accounts: dict[str, Account]
+    saved: dict[str, Any]
+    block_time: float
+    virtual: bool
+    evm: EvmClient
+
+    def account(self, ref: str) -> Account: ...
+
+    def eth_address(self, ref: str) -> bytes: ...
+
+    def evm_for(self, f: dict[str, Any]) -> EvmClient: ...
+
+    def record_tx(self, chain: str, tx_id: str) -> None: ...
+
+    def now_ms(self) -> int: ...
+
+    def on_node(self, fn: Callable[[], Any]) -> Any: ...
+
+    def node_chain(self, alias: str) -> Any: ...
+
+
 class XPClient:
-    def __init__(self, runner: Runner) -> None:
+    def __init__(self, runner: XPRunner) -> None:
         self.r = runner
         self._chain_ids: dict[str, bytes] = {}
         self._avax: bytes | None = None

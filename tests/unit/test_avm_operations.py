@@ -18,7 +18,8 @@ from simnode.formats.address import format_address
 from simnode.formats.ids import id_to_str, short_id_to_str
 from simnode.vms.avm.builder import XContext, XWallet
 from simnode.vms.avm.service import AVMService
-from simnode.vms.avm.txs import NFT_FX, PROPERTY_FX, SECP_FX, InitialState, Operation, Tx, TxError, execute, sign_tx
+from simnode.vms.avm.execute import execute
+from simnode.vms.avm.txs import NFT_FX, PROPERTY_FX, SECP_FX, InitialState, Operation, Tx, TxError, sign_tx
 from simnode.vms.avm.vm import XChainVM
 
 from .avm_support import ADDR1, ADDR2, AVAX, EWOQ, EWOQ_KEY, FEE, K1, K2, dump_state, make_vm, owners

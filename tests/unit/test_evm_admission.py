@@ -1,4 +1,4 @@
-"""C-Chain tx admission: the one-pass tx reader (chain.read_tx) against py-evm's own decoder and
+"""C-Chain tx admission: the one-pass tx reader (raw_tx.read_tx) against py-evm's own decoder and
 the earlier decode-twice path on random valid and malformed raw txs; the fee memo; the
 eth_sendRawTransaction handler answering without a coroutine."""
 
@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 
 from simnode.vms.evm.endpoints import build_endpoints
 from simnode.crypto.hashing import keccak256
-from simnode.vms.evm.chain import ChainError, EVMChain, read_tx, recover_sender
+from simnode.vms.evm.chain import EVMChain
+from simnode.vms.evm.raw_tx import decode_raw, read_tx, recover_sender
+from simnode.vms.evm.vmerrors import ChainError
 from simnode.vms.evm.rules import AvalancheVM
 
 from .test_evm_engine import EWOQ, make_chain, signed
@@ -71,7 +73,7 @@ def reference(raw: bytes) -> tuple[object, bytes] | str:
 
 def current(chain: EVMChain, raw: bytes) -> tuple[object, bytes] | str:
     try:
-        tx, unsigned = chain.decode_raw(raw)
+        tx, unsigned = decode_raw(raw)
         return tx, recover_sender(raw, tx, unsigned)
     except ChainError as exc:
         return str(exc)

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simnode.vms.evm import execution, gasprofile
-from simnode.vms.evm.chain import ChainError, EVMChain
+from simnode.vms.evm.chain import EVMChain
+from simnode.vms.evm.vmerrors import ChainError
 from simnode.rpc.jsonrpc import RPCError
 from simnode.vms.evm.execution import CallArgs, Executor
 

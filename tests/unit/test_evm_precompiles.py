@@ -27,7 +27,9 @@ from simnode.genesis import load_network_genesis
 from simnode.store import Store
 from simnode.vms.chain import ChainContext
 from simnode.vms.evm import calltrace, transfer
-from simnode.vms.evm.chain import ChainError, EVMChain, evm_header
+from simnode.vms.evm.chain import EVMChain
+from simnode.vms.evm.headers import evm_header
+from simnode.vms.evm.vmerrors import ChainError
 from simnode.vms.evm.precompiles.warp import ADDRESS as WARP_ADDRESS
 from simnode.vms.evm.headers import HeaderRules
 from simnode.vms.evm.precompiles import (allowlist, deployerallowlist, feemanager, nativeminter, rewardmanager,

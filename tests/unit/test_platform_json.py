@@ -37,7 +37,9 @@ from simnode.formats import (
     short_id_to_str,
 )
 from simnode.vms.platform import txs as t
-from simnode.vms.platform.service import block_json, tx_json, unsigned_tx_json
+from simnode.vms.platform.json_forms import block_json, tx_json, unsigned_tx_json
+from simnode.vms.platform.tx_parts import ConvertSubnetToL1Validator, EmptySigner, ProofOfPossession, Validator
+from simnode.warp.acp77 import PChainOwner
 from tests.vectors import load
 
 from .platform_helpers import EWOQ_ADDR, new_vm, seed_atomic, seed_utxo
@@ -257,7 +259,7 @@ ADDR = lambda a: format_address("P", "local", a)  # noqa: E731
 OWN = OutputOwners(5, 1, (A,))
 OWN_J = {"addresses": [ADDR(A)], "locktime": 5, "threshold": 1}
 AUTH = Input((0, 1))
-VDR = t.Validator(NODE, 10, 20, 30)
+VDR = Validator(NODE, 10, 20, 30)
 VDR_J = {"nodeID": node_id_to_str(NODE), "start": 10, "end": 20, "weight": 30}
 PK = bytes([0xAA]) * 48
 SIG96 = bytes([0xBB]) * 96
@@ -282,7 +284,7 @@ OTHER = [
     (t.RemoveSubnetValidatorTx(BASE, NODE, SUBNET, AUTH),
      {"nodeID": node_id_to_str(NODE), "subnetID": id_to_str(SUBNET),
       "subnetAuthorization": {"signatureIndices": [0, 1]}}),
-    (t.AddPermissionlessValidatorTx(BASE, VDR, SUBNET, t.EmptySigner(), (LOCKED_OUT,), OWN, OWN, 7),
+    (t.AddPermissionlessValidatorTx(BASE, VDR, SUBNET, EmptySigner(), (LOCKED_OUT,), OWN, OWN, 7),
      {"validator": VDR_J, "subnetID": id_to_str(SUBNET), "signer": {}, "stake": [LOCKED_OUT_J],
       "validationRewardsOwner": OWN_J, "delegationRewardsOwner": OWN_J, "shares": 7}),
     (t.TransferSubnetOwnershipTx(BASE, SUBNET, AUTH, OutputOwners(0, 0, ())),
@@ -304,8 +306,8 @@ OTHER = [
       "genesisData": "e30=", "subnetAuthorization": {"signatureIndices": [0, 1]}}),
     (t.AddPermissionlessDelegatorTx(BASE, VDR, SUBNET, (LOCKED_OUT,), OWN),
      {"validator": VDR_J, "subnetID": id_to_str(SUBNET), "stake": [LOCKED_OUT_J], "rewardsOwner": OWN_J}),
-    (t.ConvertSubnetToL1Tx(BASE, SUBNET, AVAX, b"", (t.ConvertSubnetToL1Validator(
-        NODE, 1, 2, t.ProofOfPossession(PK, SIG96), t.PChainOwner(0, ()), t.PChainOwner(1, (A, B))),), AUTH),
+    (t.ConvertSubnetToL1Tx(BASE, SUBNET, AVAX, b"", (ConvertSubnetToL1Validator(
+        NODE, 1, 2, ProofOfPossession(PK, SIG96), PChainOwner(0, ()), PChainOwner(1, (A, B))),), AUTH),
      {"subnetID": id_to_str(SUBNET), "chainID": id_to_str(AVAX), "address": "0x", "validators": [
          {"nodeID": "0x" + NODE.hex(), "weight": 1, "balance": 2,
           "signer": {"publicKey": "0x" + PK.hex(), "proofOfPossession": "0x" + SIG96.hex()},

@@ -17,7 +17,7 @@ from simnode.store import Store
 from simnode.vms.platform import blocks
 from simnode.vms.platform import txs as t
 from simnode.vms.platform.builder import PBuilder, address_of
-from simnode.vms.platform.service import block_json
+from simnode.vms.platform.json_forms import block_json
 from simnode.vms.platform.state import PRIMARY
 
 from .platform_helpers import EWOQ, new_vm

@@ -26,6 +26,7 @@ from ...index.evm.query import EvmIndex
 from ...index.primary import query
 from ...vms.avm.txs import parse_tx as parse_x_tx
 from ...vms.platform import txs as pt
+from ...vms.platform.tx_parts import ProofOfPossession
 from .context import RequestContext
 from .errors import bad_request, not_found
 from .params import MAX_U64, decimal
@@ -199,7 +200,7 @@ class TxFormatter:
             if isinstance(u, pt.VALIDATOR_TX_TYPES):
                 body["delegationFeePercent"] = fee_percent(u.delegation_shares)
                 body["rewardAddresses"] = addresses_json(node_, u.validation_rewards_owner.addresses, "P")
-                if isinstance(u.signer, pt.ProofOfPossession):
+                if isinstance(u.signer, ProofOfPossession):
                     body["blsCredentials"] = {"publicKey": hex0x(u.signer.public_key),
                                               "proofOfPossession": hex0x(u.signer.proof)}
             else:

@@ -1,6 +1,6 @@
 """EVM index rows derived from one accepted block row, staged in the block's own batch.
 
-Input: the block row exactly as the chain stores it (vms/evm/chain.py: header RLP, hash, time
+Input: the block row exactly as the chain stores it (vms/evm/block_rows.py: header RLP, hash, time
 in ms, raw txs, senders, receipts with logs, and "ct", the call frames recorded while the block
 executed), so indexing a new block and reindexing an old one run the same code on the same
 bytes. Reads (the previous block's cumulative count, balances, "seen already?") go through the

@@ -14,7 +14,8 @@ from ...codec.nftfx import NftMintOutput
 from ...codec.secp256k1fx import MintOutput
 from ...store import Batch, pack
 from ...vms.avm.blocks import parse_block
-from ...vms.avm.txs import CreateAssetTx, ExportTx, ImportTx, OperationTx, Tx, execute, parse_tx, utxo_bytes
+from ...vms.avm.execute import execute
+from ...vms.avm.txs import CreateAssetTx, ExportTx, ImportTx, OperationTx, Tx, parse_tx, utxo_bytes
 from ..keys import u64
 from .utxos import BlockRows, burned, make_out
 

@@ -1,5 +1,5 @@
 """The primary-network index tables: key layout and records, shared by the writers (utxos.py,
-platform.py, avm.py, catomic.py) and the reader (query.py).
+platform.py, avm.py, catomic.py) and the reader (the query/ package).
 
 Tags start with an upper-case letter, so they never meet the EVM family's tags in the C-Chain's
 space. Key parts: `cid` 32-byte chain ID, `a` 20-byte address (or EVM address on the C-Chain),

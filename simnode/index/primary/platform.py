@@ -21,6 +21,7 @@ from ...formats.ids import PLATFORM_VM_ID, ZERO_ID
 from ...store import Batch, pack, unpack
 from ...vms.platform import blocks as pblocks
 from ...vms.platform import txs as t
+from ...vms.platform.tx_parts import ProofOfPossession
 from ...vms.platform.state import L1Validator
 from ...warp import acp77
 from ...warp.message import parse_signed_message
@@ -213,7 +214,7 @@ class _Block:
         else:
             permissioned = isinstance(u, t.AddSubnetValidatorTx)
             signer = getattr(u, "signer", None)
-            pop = signer if isinstance(signer, t.ProofOfPossession) else None
+            pop = signer if isinstance(signer, ProofOfPossession) else None
             vro = None if permissioned else owner_record(u.validation_rewards_owner)
             dro = None if permissioned else owner_record(u.delegation_rewards_owner)
             rec = {"tx": tx_id, "node": node, "subnet": subnet, "w": weight, "start": start, "end": end,

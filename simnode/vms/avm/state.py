@@ -22,7 +22,8 @@ from simnode.codec import UTXO
 from simnode.store import Batch, Store, key_suffixes, pack, unpack
 from simnode.vms import atomic
 
-from .txs import X_REGISTRY, CreateAssetTx, Effects, TxError, owners_of, utxo_bytes
+from .execute import Effects, owners_of
+from .txs import X_REGISTRY, CreateAssetTx, TxError, utxo_bytes
 
 UTXO_PREFIX = b"u"
 ADDR_PREFIX = b"a"

@@ -26,8 +26,10 @@ from simnode.network import params_for
 from simnode.store import Batch, chain_prefix
 
 from .blocks import StandardBlock, build_block, parse_block
+from .execute import execute
 from .state import ChainState
-from .txs import Backend, Tx, TxError, execute, parse_tx, semantic_verify, syntactic_verify
+from .txs import Tx, TxError, parse_tx
+from .verify import Backend, semantic_verify, syntactic_verify
 
 if TYPE_CHECKING:
     from simnode.vms.chain import ChainContext

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ...codec import CodecError
 from ...formats.ids import ZERO_ID, id_to_str
@@ -39,12 +39,29 @@ from .atomic_txs import (
     utxo_bytes,
 )
 
-if TYPE_CHECKING:
-    from .chain import EVMChain
-
 log = logging.getLogger("simnode.evm.atomic")
 
 MAX_DROPPED = 1024
+
+
+class PoolChain(Protocol):
+    """What the pool uses of its chain (chain.EVMChain)."""
+
+    ctx: Any
+    store: Any
+    clock: Any
+    prefix: bytes
+    chain_id: bytes
+    fork: Any
+    automine: bool
+
+    def next_base_fee(self) -> int: ...
+
+    def view(self) -> Any: ...
+
+    def request_mine(self) -> None: ...
+
+    def _emit(self, kind: str, payload: Any) -> None: ...
 
 
 @dataclass(slots=True)
@@ -65,7 +82,7 @@ class BuiltAtomic:
 
 
 class AtomicPool:
-    def __init__(self, chain: EVMChain, ctx: AtomicContext) -> None:
+    def __init__(self, chain: PoolChain, ctx: AtomicContext) -> None:
         self.chain = chain
         self.ctx = ctx
         self.store = chain.store
@@ -261,7 +278,7 @@ class AtomicPool:
             self._drop(tx_id, reason)
 
 
-def make_pool(chain: EVMChain) -> AtomicPool | None:
+def make_pool(chain: PoolChain) -> AtomicPool | None:
     """The C-Chain's pool, or None for a chain without atomic txs (an L1 EVM chain)."""
     genesis = chain.ctx.genesis
     c_id = genesis.c_chain_id

@@ -425,7 +425,8 @@ def semantic_verify(tx: AtomicTx, ctx: AtomicContext, base_fee_wei: int, get_utx
     if isinstance(u, UnsignedImportTx):
         if len(tx.creds) != len(u.imported_inputs):
             raise AtomicTxError(f"incorrect number of credentials: ({len(u.imported_inputs)} vs. {len(tx.creds)})")
-        from ..avm.txs import TxError, verify_credentials
+        from ..avm.txs import TxError
+        from ..avm.verify import verify_credentials
 
         raws = []
         for in_ in u.imported_inputs:

@@ -13,7 +13,7 @@ from trie import HexaryTrie
 from trie.iter import NodeIterator
 
 from ...rpc.jsonrpc import EthService, InvalidParams
-from .chain import ChainError
+from .vmerrors import ChainError
 from .rpcjson import hb, hx, parse_address, parse_data, parse_hash, parse_quantity
 from .rules import account_from_rlp, account_rlp
 

@@ -20,17 +20,19 @@ from ...crypto.hashing import keccak256
 from ...rpc.jsonrpc import RPCError
 from . import gasprofile
 from .access_list import AccessListTracer
-from .chain import RPC_GAS_CAP, BlockInfo, ChainError, evm_header
+from .block_rows import BlockInfo
 from .gasprofile import profiling_vm
+from .headers import evm_header
 from .rpcjson import AccountOverride
 from .rules import AvalancheVM
 from .tracing import tracing, tracing_vm
-from .vmerrors import revert_error, vm_error_text
+from .vmerrors import ChainError, revert_error, vm_error_text
 
 if TYPE_CHECKING:
     from .chain import EVMChain
 
 # Tests switch this off to compare against executing every probe.
+RPC_GAS_CAP = 50_000_000  # coreth's RPCGasCap
 PROFILED_ESTIMATES = True
 SHARED_STATES = 4  # block contexts whose state Executor.shared_state keeps
 SHARED_STATE_RUNS = 256  # runs on one shared state before it is built anew

@@ -70,7 +70,7 @@ class FeeState:
         return FeeState(max(0, self.capacity - gas), min(self.excess + gas, MAX_UINT64), self.target_excess)
 
     def to_row(self) -> list[int]:
-        """The block row's "fee" entry (see chain.py)."""
+        """The block row's "fee" entry (see block_rows.py)."""
         return [self.capacity, self.excess, self.target_excess]
 
     def encode(self) -> bytes:

@@ -3,7 +3,7 @@
 Blocks up to the fork block N (by number, by hash, their txs, receipts, logs and traces) and
 state at a block before N are the upstream's: the methods below answer them from the upstream (each answer
 kept in the fork cache) and everything from N+1 on (and the state at N, which is the fork's lazy
-state before its first block) from the chain itself, with service.py's own handlers. eth_getLogs
+state before its first block) from the chain itself, with eth_service.py's own handlers. eth_getLogs
 and eth_feeHistory over a range that spans N join the two parts. A tx or block the upstream only
 has after N is not part of the fork: it is answered as unknown.
 """
@@ -52,7 +52,7 @@ def register_fork(svc: EthService, api: Any) -> None:
         return n if n <= fork_block else None
 
     def tag_number(tag: Any, arg: int) -> int | None:
-        """The block number a tag names, None where service.py's own handler should answer (or refuse)."""
+        """The block number a tag names, None where eth_service.py's own handler should answer (or refuse)."""
         if tag is None:
             return chain.head.number
         if isinstance(tag, dict):

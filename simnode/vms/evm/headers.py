@@ -16,6 +16,7 @@ built block sets):
 * `marshal_json`: the header's own MarshalJSON (newHeads): struct order, every key present,
   `null` where unset, `hash` last. `rpc_fields`: RPCMarshalHeader's map (eth_getBlockBy*,
   eth_getHeaderBy*): only the set optional fields; the caller adds the block's keys and sorts.
+* `evm_header`: py-evm's header for executing on top of a header (the block context).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from typing import Any
+
+from eth.constants import BLANK_ROOT_HASH
+from eth.vm.forks.cancun.headers import CancunBlockHeader
 
 from ...crypto.hashing import keccak256
 from . import rlpcodec
@@ -301,3 +305,19 @@ def _bytes(v: Any, size: int) -> bytes:
         return b"\x00" * size
     h = v[2:] if v.lower().startswith("0x") else v
     return bytes.fromhex(h)
+
+
+def evm_header(header: Header, **changes: Any) -> CancunBlockHeader:
+    """py-evm's header for executing on top of `header` (block context: number, time, coinbase,
+    gas limit, base fee); its own hash is never used."""
+    fields = dict(
+        parent_hash=header.parent_hash, uncles_hash=header.uncles_hash, coinbase=header.coinbase,
+        state_root=header.state_root, transaction_root=header.transaction_root, receipt_root=header.receipt_root,
+        bloom=header.bloom, difficulty=header.difficulty, block_number=header.block_number,
+        gas_limit=header.gas_limit, gas_used=header.gas_used, timestamp=header.timestamp,
+        extra_data=header.extra_data, mix_hash=header.mix_hash, nonce=header.nonce,
+        base_fee_per_gas=header.base_fee_per_gas or 0, withdrawals_root=BLANK_ROOT_HASH,
+        blob_gas_used=header.blob_gas_used or 0, excess_blob_gas=header.excess_blob_gas or 0,
+        parent_beacon_block_root=header.parent_beacon_block_root or ZERO_HASH)
+    fields.update(changes)
+    return CancunBlockHeader(**fields)

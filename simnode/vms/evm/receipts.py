@@ -3,7 +3,7 @@ consensus RLP that goes into the receipt trie (py-evm's Receipt / TypedReceipt e
 for byte: [status, cumulative gas, bloom, logs], typed ones behind their type byte), without
 building py-evm's receipt and log objects.
 
-Logs are chain.py's receipt-row form: [address, [topic as 32 bytes, ...], data].
+Logs are block_rows.py's receipt-row form: [address, [topic as 32 bytes, ...], data].
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """geth's JSON shapes and param parsing for the EVM JSON-RPC: quantities, addresses, hashes and
 data in, tx/receipt/log/block JSON out. Shared by the eth service, the dev methods, the
-websocket and the tracers (service.py, dev.py, ws.py, trace.py).
+websocket and the tracers (service.py and eth_*.py, dev.py, ws.py, trace.py).
 
 Block JSON is a Go map in coreth, so its keys are alphabetical; transactions, receipts and logs
 follow geth's field order. The header parts come from headers.py.
@@ -16,7 +16,8 @@ from ...rpc.jsonrpc import InvalidParams
 from .receipts import logs_bloom
 
 if TYPE_CHECKING:
-    from .chain import BlockInfo, EVMChain
+    from .block_rows import BlockInfo
+    from .chain import EVMChain
 
 # ----------------------------------------------------------------------------- param parsing
 

@@ -16,7 +16,7 @@ Differences from Ethereum that matter here:
   simnode runs these current rules at every height.
 
 Block hashes are coreth's (headers.py), not keccak of py-evm's header encoding: BLOCKHASH reads
-them from the canonical number -> hash entries the chain writes (chain.py). C-Chain accounts are
+them from the canonical number -> hash entries the chain writes (block_rows.py). C-Chain accounts are
 coreth's five-field StateAccount (`CorethVM`); subnet-EVM's are Ethereum's four (`AvalancheVM`).
 
 L1 (subnet-EVM) chains run SubnetEVMVM (AvalancheVM's four-field accounts and fee rules): the

@@ -14,7 +14,7 @@ The fee manager's stored config sets a block's fees and the reward manager's sto
 coinbase (a field of subnet-EVM's header, headers.py, so part of the block hash), both read from
 the parent's state while the precompile is enabled at the parent's timestamp.
 
-Storage: everything under ``L1/<chain ID (32 bytes)>/`` with the C-Chain's layout (chain.py),
+Storage: everything under ``L1/<chain ID (32 bytes)>/`` with the C-Chain's layout (block_rows.py),
 plus ``upgrades``: the upgrade.json the chain last started with, which a new one must agree with
 on every activation already passed (network upgrades and precompiles).
 
@@ -38,7 +38,8 @@ from typing import Any
 from ...config import read_chain_config_files
 from ...formats.ids import SUBNET_EVM_VM_ID, id_to_str
 from . import network_upgrades as nu
-from .chain import BlockInfo, EVMChain
+from .block_rows import BlockInfo
+from .chain import EVMChain
 from .fork_vms import PARIS, SHANGHAI, vm_before, with_granite
 from .headers import HeaderRules
 from .precompiles import feemanager, rewardmanager

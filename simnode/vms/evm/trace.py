@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 from eth.vm.chain_context import ChainContext
 
 from ...rpc.jsonrpc import EthService, RPCError
-from .chain import BlockInfo, ChainError, evm_header
+from .block_rows import BlockInfo
+from .headers import evm_header
+from .vmerrors import ChainError
 from .execution import MessageRefused, call_gas
 from .rpcjson import hb, hx, parse_block_overrides, parse_hash, parse_state_overrides
 from .tracing import Tracer, tracing, tracing_vm

@@ -38,7 +38,7 @@ PLAIN_COMPUTATIONS: set[type] = {CancunComputation, RecordingComputation}
 
 class TransferComputation:
     """What callers read from the computation of a finished plain transfer (py-evm's
-    `make_receipt` and `Chain.get_transaction_result`, chain.py's block builder, execution.py's
+    `make_receipt` and `Chain.get_transaction_result`, block_builder.py's builder, execution.py's
     eth_call/estimateGas): success, no output, no logs, no refund, the message gas untouched."""
 
     __slots__ = ("_gas_remaining",)

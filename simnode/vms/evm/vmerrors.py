@@ -1,5 +1,6 @@
-"""The EVM's failures in geth's words: revert reasons (Error(string), Panic(uint256)) and the
-errors of a halted run, as eth_call, eth_estimateGas and the tracers report them."""
+"""The EVM's failures in geth's words: revert reasons (Error(string), Panic(uint256)), the
+errors of a halted run, as eth_call, eth_estimateGas and the tracers report them, and ChainError,
+a chain's refusal."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ from eth.exceptions import (ContractCreationCollision, FullStack, InsufficientSt
                             StackDepthLimit, WriteProtection)
 
 from ...rpc.jsonrpc import RPCError
+
+
+class ChainError(ValueError):
+    """A refusal with geth's wording (becomes a -32000 error)."""
+
 
 PANIC_REASONS = {
     0x00: "generic panic", 0x01: "assert(false)", 0x11: "arithmetic underflow or overflow",

@@ -25,10 +25,12 @@ from simnode.codec import (
 )
 from simnode.codec.stakeable import StakeableLockOut
 from simnode.crypto import bls, secp256k1
+from simnode.warp.acp77 import PChainOwner
 
 from . import fees
 from . import txs as t
 from .state import PRIMARY, utxo_owners
+from .tx_parts import ConvertSubnetToL1Validator, EmptySigner, ProofOfPossession, Validator, pchain_owner_from_bytes
 
 
 class BuildError(ValueError):
@@ -229,24 +231,24 @@ class PBuilder:
                       ) -> t.SignedTx:
         if pop is None and bls_key is not None:
             pop = (bls.public_key(bls_key), bls.prove_possession(bls_key))
-        signer = t.ProofOfPossession(*pop) if pop else t.EmptySigner()
+        signer = ProofOfPossession(*pop) if pop else EmptySigner()
         ro = owner(reward_to or self.address)
         stake = (TransferableOutput(self.asset, TransferOutput(weight, owner(self.address))),)
         start = self.vm.next_block_time()
         return self._build(lambda b: t.AddPermissionlessValidatorTx(
-            b, t.Validator(node_id, start, end, weight), PRIMARY, signer, stake, ro, ro, shares), [], stake=weight)
+            b, Validator(node_id, start, end, weight), PRIMARY, signer, stake, ro, ro, shares), [], stake=weight)
 
     def add_delegator(self, node_id: bytes, end: int, weight: int, reward_to: bytes | None = None) -> t.SignedTx:
         ro = owner(reward_to or self.address)
         stake = (TransferableOutput(self.asset, TransferOutput(weight, owner(self.address))),)
         start = self.vm.next_block_time()
         return self._build(lambda b: t.AddPermissionlessDelegatorTx(
-            b, t.Validator(node_id, start, end, weight), PRIMARY, stake, ro), [], stake=weight)
+            b, Validator(node_id, start, end, weight), PRIMARY, stake, ro), [], stake=weight)
 
     def add_subnet_validator(self, subnet_id: bytes, node_id: bytes, end: int, weight: int) -> t.SignedTx:
         auth, keys = self._subnet_auth(subnet_id)
         start = self.vm.next_block_time()
-        return self._build(lambda b: t.AddSubnetValidatorTx(b, t.Validator(node_id, start, end, weight), subnet_id,
+        return self._build(lambda b: t.AddSubnetValidatorTx(b, Validator(node_id, start, end, weight), subnet_id,
                                                             auth), [], auth_keys=keys)
 
     def remove_subnet_validator(self, subnet_id: bytes, node_id: bytes) -> t.SignedTx:
@@ -263,13 +265,13 @@ class PBuilder:
         """validators: (nodeID, weight, balance, BLS key or its (public key, proof of possession));
         owners are this wallet's address."""
         auth, keys = self._subnet_auth(subnet_id)
-        po = t.PChainOwner(1, (self.address,))
+        po = PChainOwner(1, (self.address,))
 
-        def pop(sk: bls.SecretKey | tuple[bytes, bytes]) -> t.ProofOfPossession:
+        def pop(sk: bls.SecretKey | tuple[bytes, bytes]) -> ProofOfPossession:
             if isinstance(sk, tuple):
-                return t.ProofOfPossession(*sk)
-            return t.ProofOfPossession(bls.public_key(sk), bls.prove_possession(sk))
-        vdrs = tuple(sorted((t.ConvertSubnetToL1Validator(n, wgt, bal, pop(sk), po, po)
+                return ProofOfPossession(*sk)
+            return ProofOfPossession(bls.public_key(sk), bls.prove_possession(sk))
+        vdrs = tuple(sorted((ConvertSubnetToL1Validator(n, wgt, bal, pop(sk), po, po)
                              for n, wgt, bal, sk in validators), key=lambda v: v.node_id))
         return self._build(lambda b: t.ConvertSubnetToL1Tx(b, subnet_id, chain_id, address, vdrs, auth), [],
                            burn_extra=sum(v.balance for v in vdrs), auth_keys=keys)
@@ -285,8 +287,6 @@ class PBuilder:
         return self._build(lambda b: t.IncreaseL1ValidatorBalanceTx(b, validation_id, amount), [], burn_extra=amount)
 
     def disable_l1_validator(self, validation_id: bytes) -> t.SignedTx:
-        from .executor import pchain_owner_from_bytes
-
         v = self.vm.state.l1[validation_id]
         o = pchain_owner_from_bytes(v.deactivation_owner).as_output_owners()
         auth, keys = self._auth(o)

@@ -15,6 +15,7 @@ from simnode.codec.stakeable import StakeableLockIn, StakeableLockOut
 from simnode.warp.message import parse_signed_message
 
 from . import txs as t
+from .tx_parts import ProofOfPossession
 
 MAX_U64 = (1 << 64) - 1
 
@@ -165,7 +166,7 @@ def auth_complexity(auth: Input) -> tuple[int, int, int, int]:
 
 
 def signer_complexity(signer: object) -> tuple[int, int, int, int]:
-    if isinstance(signer, t.ProofOfPossession):
+    if isinstance(signer, ProofOfPossession):
         return (_POP_BW, 0, 0, _POP_COMPUTE)
     return (0, 0, 0, 0)
 

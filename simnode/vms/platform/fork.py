@@ -34,6 +34,7 @@ from simnode.warp.keystore import derived_secret_key
 
 from . import blocks
 from . import txs as t
+from .staker_history import history_add
 from .state import (
     K_UTXO,
     K_ADDR,
@@ -192,7 +193,7 @@ class PlatformFork:
             if v.get("signer"):
                 self._signer_record(s)
             st.put_staker(s)
-            vm._history_add(s, "validator")
+            history_add(vm.state, s, "validator")
         delegated = [v["nodeID"] for v in validators if int(v.get("delegatorCount", "0"))]
         for answer in self.many("platform.getCurrentValidators", [{"nodeIDs": [n]} for n in delegated]):
             for entry in answer["validators"]:
@@ -201,7 +202,7 @@ class PlatformFork:
                     ds = Staker(id_from_str(d["txID"]), node, PRIMARY, PRIO_PRIMARY_DELEGATOR, int(d["weight"]),
                                 int(d["startTime"]), int(d["endTime"]), int(d.get("potentialReward", "0")), None, 0, 0)
                     st.put_staker(ds)
-                    vm._history_add(ds, "delegator")
+                    history_add(vm.state, ds, "delegator")
 
     def _subnet_validators(self, height: int, subnets: dict[bytes, dict]) -> None:
         """Each subnet's permissioned or L1 validators (only the subnets with any: a network with
@@ -229,7 +230,7 @@ class PlatformFork:
                 s = Staker(id_from_str(v["txID"]), node, sid, PRIO_SUBNET_PERMISSIONED, int(v["weight"]),
                            int(v["startTime"]), int(v["endTime"]), 0, None, 0, 0)
                 st.put_staker(s)
-                self.vm._history_add(s, "subnet")
+                history_add(self.vm.state, s, "subnet")
 
     # ------------------------------------------------------------------ UTXOs
 

@@ -2,7 +2,8 @@
 
 Every unsigned tx is a frozen dataclass whose first field is `base` (avax.BaseTx fields); `encode`
 and `decode` follow the linear codec with the P registry (`P_REGISTRY`). `parse_tx` reads a signed
-tx (`u16 0 | u32 typeID | body | creds`) and rejects trailing bytes.
+tx (`u16 0 | u32 typeID | body | creds`) and rejects trailing bytes. The parts the txs are built
+of (validators, signers, owners, input/output lists) are in tx_parts.py.
 """
 
 from __future__ import annotations
@@ -21,19 +22,27 @@ from simnode.codec import (
     TransferableInput,
     TransferableOutput,
     TypeRegistry,
-    VerifyError,
     Writer,
     encode_signed,
     new_p_registry,
     parse_signed,
 )
-from simnode.codec.registry import Owner
-from simnode.warp.acp77 import PChainOwner
 
-ID_LEN = 32
-NODE_ID_LEN = 20
-BLS_PK_LEN = 48
-BLS_SIG_LEN = 96
+from .tx_parts import (
+    BLS_SIG_LEN,
+    ID_LEN,
+    NODE_ID_LEN,
+    ConvertSubnetToL1Validator,
+    EmptySigner,
+    ProofOfPossession,
+    Validator,
+    read_auth,
+    read_ins,
+    read_outs,
+    read_owner,
+    write_ins,
+    write_outs,
+)
 
 # Type IDs (node-api.md §4.1, P column).
 ADD_VALIDATOR_TX = 12
@@ -65,102 +74,6 @@ MAX_NAME_LEN = 128
 MAX_GENESIS_LEN = 1 << 20
 MAX_SUBNET_ADDRESS_LEN = 4096
 PERCENT_DENOMINATOR = 1_000_000
-
-
-# --------------------------------------------------------------------------------------- pieces
-
-
-def _outs(r: Reader, reg: TypeRegistry) -> tuple[TransferableOutput, ...]:
-    return tuple(TransferableOutput.decode(r, reg) for _ in range(r.count_u32(ID_LEN + 4)))
-
-
-def _write_outs(w: Writer, reg: TypeRegistry, outs: tuple[TransferableOutput, ...]) -> None:
-    w.u32(len(outs))
-    for out in outs:
-        out.encode(w, reg)
-
-
-def _ins(r: Reader, reg: TypeRegistry) -> tuple[TransferableInput, ...]:
-    return tuple(TransferableInput.decode(r, reg) for _ in range(r.count_u32(2 * ID_LEN + 8)))
-
-
-def _write_ins(w: Writer, reg: TypeRegistry, ins: tuple[TransferableInput, ...]) -> None:
-    w.u32(len(ins))
-    for in_ in ins:
-        in_.encode(w, reg)
-
-
-def _owner(r: Reader, reg: TypeRegistry) -> OutputOwners:
-    return reg.decode_typed(r, Owner)
-
-
-def _auth(r: Reader, reg: TypeRegistry) -> Input:
-    auth = reg.decode_typed(r)
-    if not isinstance(auth, Input):
-        raise CodecError(f"couldn't unmarshal interface: {type(auth).__name__} does not implement interface Verifiable")
-    return auth
-
-
-@dataclass(frozen=True, slots=True)
-class Validator:
-    """``20 nodeID | u64 start | u64 end | u64 weight``."""
-
-    node_id: bytes
-    start: int
-    end: int
-    weight: int
-
-    def encode(self, w: Writer, reg: TypeRegistry) -> None:
-        w.fixed_bytes(self.node_id, NODE_ID_LEN)
-        w.u64(self.start)
-        w.u64(self.end)
-        w.u64(self.weight)
-
-    @classmethod
-    def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(r.fixed_bytes(NODE_ID_LEN), r.u64(), r.u64(), r.u64())
-
-    def verify(self) -> None:
-        if self.weight == 0:
-            raise VerifyError("weight of this validator is 0")
-
-
-@dataclass(frozen=True, slots=True)
-class EmptySigner:
-    def encode(self, w: Writer, reg: TypeRegistry) -> None:
-        pass
-
-    @classmethod
-    def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls()
-
-    @property
-    def public_key(self) -> bytes | None:
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class ProofOfPossession:
-    """``48 B compressed public key | 96 B signature``."""
-
-    public_key: bytes
-    proof: bytes
-
-    def encode(self, w: Writer, reg: TypeRegistry) -> None:
-        w.fixed_bytes(self.public_key, BLS_PK_LEN)
-        w.fixed_bytes(self.proof, BLS_SIG_LEN)
-
-    @classmethod
-    def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(r.fixed_bytes(BLS_PK_LEN), r.fixed_bytes(BLS_SIG_LEN))
-
-    def verify(self) -> None:
-        from simnode.crypto import bls
-
-        if not bls.is_valid_public_key(self.public_key):
-            raise VerifyError("couldn't parse public key")
-        if not bls.verify_possession(self.public_key, self.proof):
-            raise VerifyError("invalid proof of possession")
 
 
 # --------------------------------------------------------------------------------------- txs
@@ -203,7 +116,7 @@ class CreateSubnetTx(UnsignedTx):
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(BaseTxFields.decode(r, reg), _owner(r, reg))
+        return cls(BaseTxFields.decode(r, reg), read_owner(r, reg))
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,7 +148,7 @@ class CreateChainTx(UnsignedTx):
         vm_id = r.fixed_bytes(ID_LEN)
         fxs = tuple(r.fixed_bytes(ID_LEN) for _ in range(r.count_u32(ID_LEN)))
         genesis = r.bytes_u32()
-        return cls(base, subnet_id, name, vm_id, fxs, genesis, _auth(r, reg))
+        return cls(base, subnet_id, name, vm_id, fxs, genesis, read_auth(r, reg))
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,11 +160,11 @@ class ImportTx(UnsignedTx):
     def encode(self, w: Writer, reg: TypeRegistry) -> None:
         self.base.encode(w, reg)
         w.fixed_bytes(self.source_chain, ID_LEN)
-        _write_ins(w, reg, self.imported_inputs)
+        write_ins(w, reg, self.imported_inputs)
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(BaseTxFields.decode(r, reg), r.fixed_bytes(ID_LEN), _ins(r, reg))
+        return cls(BaseTxFields.decode(r, reg), r.fixed_bytes(ID_LEN), read_ins(r, reg))
 
     def all_inputs(self) -> tuple[TransferableInput, ...]:
         return self.base.ins + self.imported_inputs
@@ -266,11 +179,11 @@ class ExportTx(UnsignedTx):
     def encode(self, w: Writer, reg: TypeRegistry) -> None:
         self.base.encode(w, reg)
         w.fixed_bytes(self.destination_chain, ID_LEN)
-        _write_outs(w, reg, self.exported_outputs)
+        write_outs(w, reg, self.exported_outputs)
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(BaseTxFields.decode(r, reg), r.fixed_bytes(ID_LEN), _outs(r, reg))
+        return cls(BaseTxFields.decode(r, reg), r.fixed_bytes(ID_LEN), read_outs(r, reg))
 
     def all_outputs(self) -> tuple[TransferableOutput, ...]:
         return self.base.outs + self.exported_outputs
@@ -289,13 +202,14 @@ class AddValidatorTx(UnsignedTx):
     def encode(self, w: Writer, reg: TypeRegistry) -> None:
         self.base.encode(w, reg)
         self.validator.encode(w, reg)
-        _write_outs(w, reg, self.stake_outs)
+        write_outs(w, reg, self.stake_outs)
         reg.encode_typed(w, self.rewards_owner)
         w.u32(self.delegation_shares)
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(BaseTxFields.decode(r, reg), Validator.decode(r, reg), _outs(r, reg), _owner(r, reg), r.u32())
+        return cls(BaseTxFields.decode(r, reg), Validator.decode(r, reg), read_outs(r, reg), read_owner(r, reg),
+                   r.u32())
 
     subnet_id = property(lambda self: bytes(32))
     validation_rewards_owner = property(lambda self: self.rewards_owner)
@@ -316,12 +230,12 @@ class AddDelegatorTx(UnsignedTx):
     def encode(self, w: Writer, reg: TypeRegistry) -> None:
         self.base.encode(w, reg)
         self.validator.encode(w, reg)
-        _write_outs(w, reg, self.stake_outs)
+        write_outs(w, reg, self.stake_outs)
         reg.encode_typed(w, self.rewards_owner)
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(BaseTxFields.decode(r, reg), Validator.decode(r, reg), _outs(r, reg), _owner(r, reg))
+        return cls(BaseTxFields.decode(r, reg), Validator.decode(r, reg), read_outs(r, reg), read_owner(r, reg))
 
     subnet_id = property(lambda self: bytes(32))
 
@@ -344,7 +258,7 @@ class AddSubnetValidatorTx(UnsignedTx):
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(BaseTxFields.decode(r, reg), Validator.decode(r, reg), r.fixed_bytes(ID_LEN), _auth(r, reg))
+        return cls(BaseTxFields.decode(r, reg), Validator.decode(r, reg), r.fixed_bytes(ID_LEN), read_auth(r, reg))
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,7 +276,7 @@ class RemoveSubnetValidatorTx(UnsignedTx):
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(BaseTxFields.decode(r, reg), r.fixed_bytes(NODE_ID_LEN), r.fixed_bytes(ID_LEN), _auth(r, reg))
+        return cls(BaseTxFields.decode(r, reg), r.fixed_bytes(NODE_ID_LEN), r.fixed_bytes(ID_LEN), read_auth(r, reg))
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,7 +295,7 @@ class AddPermissionlessValidatorTx(UnsignedTx):
         self.validator.encode(w, reg)
         w.fixed_bytes(self.subnet_id, ID_LEN)
         reg.encode_typed(w, self.signer)
-        _write_outs(w, reg, self.stake_outs)
+        write_outs(w, reg, self.stake_outs)
         reg.encode_typed(w, self.validation_rewards_owner)
         reg.encode_typed(w, self.delegation_rewards_owner)
         w.u32(self.delegation_shares)
@@ -394,7 +308,7 @@ class AddPermissionlessValidatorTx(UnsignedTx):
         signer = reg.decode_typed(r)
         if not isinstance(signer, (EmptySigner, ProofOfPossession)):
             raise CodecError("couldn't unmarshal interface: not a signer")
-        return cls(base, vdr, subnet, signer, _outs(r, reg), _owner(r, reg), _owner(r, reg), r.u32())
+        return cls(base, vdr, subnet, signer, read_outs(r, reg), read_owner(r, reg), read_owner(r, reg), r.u32())
 
     def all_outputs(self) -> tuple[TransferableOutput, ...]:
         return self.base.outs + self.stake_outs
@@ -412,13 +326,13 @@ class AddPermissionlessDelegatorTx(UnsignedTx):
         self.base.encode(w, reg)
         self.validator.encode(w, reg)
         w.fixed_bytes(self.subnet_id, ID_LEN)
-        _write_outs(w, reg, self.stake_outs)
+        write_outs(w, reg, self.stake_outs)
         reg.encode_typed(w, self.rewards_owner)
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(BaseTxFields.decode(r, reg), Validator.decode(r, reg), r.fixed_bytes(ID_LEN), _outs(r, reg),
-                   _owner(r, reg))
+        return cls(BaseTxFields.decode(r, reg), Validator.decode(r, reg), r.fixed_bytes(ID_LEN), read_outs(r, reg),
+                   read_owner(r, reg))
 
     def all_outputs(self) -> tuple[TransferableOutput, ...]:
         return self.base.outs + self.stake_outs
@@ -439,43 +353,7 @@ class TransferSubnetOwnershipTx(UnsignedTx):
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(BaseTxFields.decode(r, reg), r.fixed_bytes(ID_LEN), _auth(r, reg), _owner(r, reg))
-
-
-@dataclass(frozen=True, slots=True)
-class ConvertSubnetToL1Validator:
-    """``u32 len nodeID | u64 weight | u64 balance | PoP (48+96) | remainingBalanceOwner | deactivationOwner``."""
-
-    node_id: bytes
-    weight: int
-    balance: int
-    signer: ProofOfPossession
-    remaining_balance_owner: PChainOwner
-    deactivation_owner: PChainOwner
-
-    def encode(self, w: Writer, reg: TypeRegistry) -> None:
-        w.bytes_u32(self.node_id)
-        w.u64(self.weight)
-        w.u64(self.balance)
-        self.signer.encode(w, reg)
-        self.remaining_balance_owner.encode(w)
-        self.deactivation_owner.encode(w)
-
-    @classmethod
-    def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(r.bytes_u32(), r.u64(), r.u64(), ProofOfPossession.decode(r, reg), PChainOwner.decode(r),
-                   PChainOwner.decode(r))
-
-    def verify(self) -> None:
-        if self.weight == 0:
-            raise VerifyError("validator weight must be non-zero")
-        if len(self.node_id) != NODE_ID_LEN:
-            raise VerifyError(f"expected {NODE_ID_LEN} bytes but got {len(self.node_id)} bytes")
-        if self.node_id == bytes(NODE_ID_LEN):
-            raise VerifyError("validator nodeID cannot be empty")
-        self.signer.verify()
-        self.remaining_balance_owner.verify()
-        self.deactivation_owner.verify()
+        return cls(BaseTxFields.decode(r, reg), r.fixed_bytes(ID_LEN), read_auth(r, reg), read_owner(r, reg))
 
 
 @dataclass(frozen=True, slots=True)
@@ -504,7 +382,7 @@ class ConvertSubnetToL1Tx(UnsignedTx):
         chain = r.fixed_bytes(ID_LEN)
         addr = r.bytes_u32()
         vdrs = tuple(ConvertSubnetToL1Validator.decode(r, reg) for _ in range(r.count_u32(4 + 16 + 144 + 16)))
-        return cls(base, subnet, chain, addr, vdrs, _auth(r, reg))
+        return cls(base, subnet, chain, addr, vdrs, read_auth(r, reg))
 
 
 @dataclass(frozen=True, slots=True)
@@ -568,7 +446,7 @@ class DisableL1ValidatorTx(UnsignedTx):
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        return cls(BaseTxFields.decode(r, reg), r.fixed_bytes(ID_LEN), _auth(r, reg))
+        return cls(BaseTxFields.decode(r, reg), r.fixed_bytes(ID_LEN), read_auth(r, reg))
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,45 +6,43 @@ deactivation times: those transitions are driven by clock events, never by readi
 As in AvalancheGo, each staker whose end time has come leaves through its own BanffProposalBlock
 (holding its RewardValidatorTx) and the decision on it, a BanffCommitBlock: stakers ending at the
 same second give consecutive pairs, in the order of the current staker set.
+
+The VM decides what happens when; the rules are below it: executor.py verifies a tx into an
+`Effects`, effects.py writes it, time_transitions.py is what the passing of chain time does to the
+state, staker_history.py the stakers' history records. They read the VM through
+context.PlatformContext and never import this module.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 from typing import Any
 
-from simnode.codec import UTXO, CodecError, SignedTx, TransferOutput
+from simnode.codec import CodecError, SignedTx
 from simnode.formats import id_to_str
 from simnode.formats.ids import PLATFORM_VM_ID, ZERO_ID
 from simnode.genesis import build_genesis
 from simnode.network import params_for
 from simnode.vms import atomic
-from simnode.warp import signatures
-from simnode.warp.errors import WarpError
-from simnode.warp.message import parse_signed_message
 
-from . import blocks, fees, rewards
+from . import blocks, executor, fees, rewards
 from . import txs as t
-from .executor import Effects, TxError, Verifier, pchain_owner_from_bytes
+from .effects import apply
+from .staker_history import history_add
 from .state import (
     PRIMARY,
-    PRIO_PRIMARY_DELEGATOR,
     PRIO_PRIMARY_VALIDATOR,
-    PRIO_SUBNET_PERMISSIONED,
     ChainRecord,
     L1Validator,
     Staker,
     State,
-    Subnet,
 )
+from .time_transitions import advance_chain_state, next_l1_deactivation, reward_staker
+from .tx_parts import ProofOfPossession
+from .verifier import TxError
+from .verify_l1 import verify_warp_messages
 
 log = logging.getLogger("simnode.platform")
-
-MAX_U64 = (1 << 64) - 1
-MAX_L1_LOOKAHEAD = 10 * 365 * 24 * 3600
-WARP_QUORUM_NUMERATOR = 67  # hard-coded for the L1 messages the P-Chain consumes
-WARP_QUORUM_DENOMINATOR = 100
 
 
 class IssueError(ValueError):
@@ -161,7 +159,7 @@ class PlatformVM:
                             reward, v.signer.public_key if v.signer else None, v.delegation_fee, 0)
             st.put_staker(staker)
             st.put_tx(v.tx_id, v.tx_bytes, "Committed", 0)
-            self._history_add(staker, "validator")
+            history_add(st, staker, "validator")
         for c in g.chains:
             st.put_chain(ChainRecord(c.chain_id, c.subnet_id, c.name, c.vm_id, b""))
             st.put_tx(c.chain_id, c.tx_bytes, "Committed", 0)
@@ -231,12 +229,12 @@ class PlatformVM:
         when = self.next_block_time()
         fs = self.fee_state_at(when)
         try:
-            self.verify_warp(stx.unsigned)
+            verify_warp_messages(self, stx.unsigned)
             if isinstance(stx.unsigned, t.UnsignedTx):
                 gas = fees.tx_gas(stx.unsigned, self.fee_config)
                 if gas > fs.capacity:
                     raise TxError(f"tx exceeds current gas capacity: {gas} > {fs.capacity}")
-            self._verify(stx, when, fs.price(self.fee_config), pending=self.mempool)
+            executor.verify(self, stx, when, fs.price(self.fee_config), pending=self.mempool)
         except TxError as e:
             reason = str(e)
             self.dropped[tx_id] = reason
@@ -294,7 +292,7 @@ class PlatformVM:
     def signer_of(self, tx_id: bytes, tx: Any) -> tuple[bytes, bytes] | None:
         """A validator's BLS key and proof of possession as this P-Chain reports them: its tx's,
         or on a fork the key simnode gave the forked validator."""
-        if not isinstance(getattr(tx, "signer", None), t.ProofOfPossession):
+        if not isinstance(getattr(tx, "signer", None), ProofOfPossession):
             return None
         if self.fork is not None:
             from simnode.store import unpack
@@ -304,39 +302,6 @@ class PlatformVM:
                 pk, pop = unpack(raw)
                 return pk, pop
         return tx.signer.public_key, tx.signer.proof
-
-    def verify_warp(self, tx: Any) -> None:
-        """VerifyWarpMessages, done before a tx executes: a RegisterL1ValidatorTx's or
-        SetL1ValidatorWeightTx's message must be signed by at least 67% of the weight of its source
-        chain's subnet at the current P-Chain height."""
-        if not isinstance(tx, (t.RegisterL1ValidatorTx, t.SetL1ValidatorWeightTx)):
-            return
-        try:
-            msg = parse_signed_message(tx.message)
-            source = msg.unsigned.source_chain_id
-            subnet = self.state.subnet_of_chain(source)
-            if subnet is None:
-                raise WarpError(f'problem retrieving blockchain "{id_to_str(source)}": not found')
-            warp_set = self.state.warp_set(subnet, self.state.meta.height)
-            signatures.verify(msg, self.network_id, warp_set, WARP_QUORUM_NUMERATOR, WARP_QUORUM_DENOMINATOR)
-        except (CodecError, WarpError) as e:
-            raise TxError(f"failed verifying warp messages: {e}") from None
-
-    def _verify(self, stx: SignedTx, when: int, price: int, pending: list[SignedTx] | None = None) -> Effects:
-        try:
-            if pending:
-                spent = {i.utxo_id for m in pending for i in m.unsigned.all_inputs()} \
-                    if pending else set()
-                for i in getattr(stx.unsigned, "all_inputs", lambda: ())():
-                    if i.utxo_id in spent:
-                        raise TxError(f"failed to read consumed UTXO {id_to_str(i.tx_id)}:{i.output_index} "
-                                      "due to: not found")
-            try:
-                return Verifier(self, stx, when, price).run()
-            except CodecError as e:
-                raise TxError(str(e)) from None
-        except TxError as e:
-            raise TxError(f"failed execution: standard tx {id_to_str(stx.tx_id)} failed execution: {e}") from None
 
     def tx_status(self, tx_id: bytes) -> tuple[str, str | None]:
         rec = self.state.get_tx(tx_id)
@@ -360,15 +325,15 @@ class PlatformVM:
         st = self.state
         st.w = self.ctx.store.batch()
         try:
-            self._advance_chain_state(when)
+            advance_chain_state(self, when)
             fs = fees.FeeState(st.meta.fee_capacity, st.meta.fee_excess)
             price = fs.price(self.fee_config)
             included: list[SignedTx] = []
             keep: list[SignedTx] = []
             for stx in self.mempool:
                 try:
-                    self.verify_warp(stx.unsigned)
-                    eff = self._verify(stx, when, price)
+                    verify_warp_messages(self, stx.unsigned)
+                    eff = executor.verify(self, stx, when, price)
                 except TxError as e:
                     self.dropped[stx.tx_id] = str(e)
                     continue
@@ -376,7 +341,7 @@ class PlatformVM:
                     keep.append(stx)
                     continue
                 fs = fs.consume(eff.gas)
-                self._apply(stx, eff)
+                apply(self, stx, eff)
                 included.append(stx)
             st.meta.fee_capacity, st.meta.fee_excess = fs.capacity, fs.excess
             self.mempool = keep
@@ -457,20 +422,10 @@ class PlatformVM:
 
     # ----------------------------------------------------------------------------- time
 
-    def _next_l1_deactivation(self) -> int | None:
-        v = self.state.next_l1_to_deactivate()
-        if v is None:
-            return None
-        m = self.state.meta
-        remaining = max(0, v.end_accumulated_fee - m.accrued_fees)
-        secs = fees.validator_seconds_remaining(self.validator_fee_config, self.state.num_active_l1, m.l1_excess,
-                                                MAX_L1_LOOKAHEAD, remaining)
-        return m.timestamp + secs
-
     def next_change_time(self) -> int | None:
         nxt = self.state.next_staker_end()
         times = [nxt[0]] if nxt else []
-        l1 = self._next_l1_deactivation()
+        l1 = next_l1_deactivation(self)
         if l1 is not None:
             times.append(l1)
         return min(times) if times else None
@@ -506,33 +461,6 @@ class PlatformVM:
         if nxt is not None:
             self._timer = self.clock.scheduler.schedule(nxt * 1000, self._on_timer)
 
-    def _advance_chain_state(self, when: int) -> None:
-        """AdvanceTimeTo: fee states, L1 validator fees and deactivations, expiries, timestamp."""
-        st = self.state
-        m = st.meta
-        seconds = max(0, when - m.timestamp)
-        fs = fees.FeeState(m.fee_capacity, m.fee_excess).advance(self.fee_config, seconds)
-        m.fee_capacity, m.fee_excess = fs.capacity, fs.excess
-        st.remove_stale_expiries(when)
-        cfg = self.validator_fee_config
-        cost = fees.validator_cost_of(cfg, st.num_active_l1, m.l1_excess, seconds)
-        if cost and st.num_active_l1:
-            st.facts.charged(m.timestamp, seconds, st.num_active_l1, m.l1_excess,
-                             [[v.validation_id, v.subnet_id, v.node_id, min(cost, v.end_accumulated_fee - m.accrued_fees)]
-                              for v in st.l1.values() if v.end_accumulated_fee])
-        m.accrued_fees = min(m.accrued_fees + cost, MAX_U64)
-        while True:
-            v = st.next_l1_to_deactivate()
-            if v is None or v.end_accumulated_fee > m.accrued_fees:
-                break
-            nv = replace(v, end_accumulated_fee=0)
-            st.put_l1(nv)
-        m.l1_excess = fees.validator_advance(st.num_active_l1, m.l1_excess, cfg.target, seconds)
-        m.timestamp = max(m.timestamp, when)
-        for s in st.pop_permissioned_ending_by(when):
-            st.remove_staker(s)
-            self._history_end(s, "completed", 0, [])
-
     def _time_block(self, when: int) -> None:
         """What AvalancheGo's buildBlock makes at `when` (a staker end time or an L1 deactivation time).
 
@@ -550,7 +478,7 @@ class PlatformVM:
         st = self.state
         st.w = self.ctx.store.batch()
         try:
-            self._advance_chain_state(when)
+            advance_chain_state(self, when)
             nxt = st.next_staker_end()
             if nxt is None or nxt[0] > when:
                 self._finish_block(when, [])
@@ -559,171 +487,12 @@ class PlatformVM:
             reward_tx = t.sign_tx(t.RewardValidatorTx(nxt[2]), [])
             proposal = blocks.encode_proposal_block(when, m.last_block_id, m.height + 1, reward_tx.tx_bytes)
             commit = blocks.encode_commit_block(when, blocks.block_id(proposal), m.height + 2)
-            self._reward(st.stakers[nxt[2]], reward_tx.tx_id)
+            reward_staker(self, st.stakers[nxt[2]], reward_tx.tx_id)
             self._accept([(proposal, [reward_tx]), (commit, [])])
         except BaseException:
             st.w = None
             self._reload_state()
             raise
-
-    # ----------------------------------------------------------------------------- rewards
-
-    def _staker_tx(self, tx_id: bytes) -> Any:
-        rec = self.state.get_tx(tx_id)
-        return t.parse_tx(rec[0]).unsigned
-
-    def _reward(self, s: Staker, reward_tx_id: bytes) -> None:
-        """RewardValidatorTx (commit path: uptime is always 100%)."""
-        st = self.state
-        tx = self._staker_tx(s.tx_id)
-        outputs = tx.base.outs
-        stake = tx.stake_outs
-        asset = stake[0].asset_id
-        offset = len(outputs)
-        for i, out in enumerate(stake):
-            st.add_utxo(UTXO(s.tx_id, offset + i, out.asset_id, out.out))
-        index = offset + len(stake)
-        made: list[bytes] = []
-        if s.priority == PRIO_PRIMARY_VALIDATOR or isinstance(tx, t.VALIDATOR_TX_TYPES):
-            paid = 0
-            if s.potential_reward > 0:
-                u = UTXO(s.tx_id, index, asset, TransferOutput(s.potential_reward, tx.validation_rewards_owner))
-                st.add_utxo(u)
-                st.put_reward_utxo(s.tx_id, index, u)
-                made.append(u.id)
-                index += 1
-                paid += s.potential_reward
-            if s.delegatee_reward > 0:
-                u = UTXO(s.tx_id, index, asset, TransferOutput(s.delegatee_reward, tx.delegation_rewards_owner))
-                st.add_utxo(u)
-                st.put_reward_utxo(s.tx_id, index, u)
-                made.append(u.id)
-            st.remove_staker(s)
-            self._history_end(s, "completed", s.potential_reward, made, s.delegatee_reward, reward_tx_id)
-            return
-        # delegator
-        vdr = st.get_validator(s.subnet_id, s.node_id)
-        shares = vdr.delegation_shares if vdr else 0
-        delegatee, delegator = rewards.split(s.potential_reward, shares)
-        if delegator > 0:
-            u = UTXO(s.tx_id, index, asset, TransferOutput(delegator, tx.rewards_owner))
-            st.add_utxo(u)
-            st.put_reward_utxo(s.tx_id, index, u)
-            made.append(u.id)
-        if delegatee > 0 and vdr is not None:
-            vdr.delegatee_reward += delegatee
-            st.update_staker(vdr)
-        st.remove_staker(s)
-        self._history_end(s, "completed", delegator, made, delegatee, reward_tx_id)
-
-    # ----------------------------------------------------------------------------- history
-
-    def _history_add(self, s: Staker, kind: str) -> None:
-        self.state.put_history(s.tx_id, {
-            "kind": kind, "status": "active", "nodeID": s.node_id, "subnetID": s.subnet_id, "weight": s.weight,
-            "start": s.start, "end": s.end, "potentialReward": s.potential_reward, "delegationFee": s.delegation_shares,
-            "rewardAmount": 0, "delegateeReward": 0, "rewardUTXOs": [], "rewardTxID": None, "endHeight": None,
-            "startHeight": self.state.meta.height + 1 if self.state.w is not None and self.state.meta.last_block_id
-            != bytes(32) else 0,
-        })
-
-    def _history_end(self, s: Staker, status: str, amount: int, utxo_ids: list[bytes], delegatee: int = 0,
-                     reward_tx_id: bytes | None = None) -> None:
-        """The staker's end in its history; endHeight is the block being built (a reward: its proposal block)."""
-        self.state.facts.ended.append(s.tx_id)
-        rec = self.state.get_history(s.tx_id) or {}
-        rec.update({"status": status, "rewardAmount": amount, "delegateeReward": delegatee,
-                    "rewardUTXOs": utxo_ids, "rewardTxID": reward_tx_id,
-                    "endHeight": self.state.meta.height + 1, "endTime": self.state.meta.timestamp})
-        self.state.put_history(s.tx_id, rec)
-
-    # ----------------------------------------------------------------------------- apply
-
-    def _apply(self, stx: SignedTx, eff: Effects) -> None:
-        st = self.state
-        tx = stx.unsigned
-        tx_id = stx.tx_id
-        for uid in eff.consumed:
-            st.delete_utxo(uid)
-        for u in eff.produced:
-            st.add_utxo(u)
-        if eff.atomic_remove is not None:
-            source, items = eff.atomic_remove
-            for uid, addrs in items:
-                atomic.remove_utxo(st.w, self.chain_id, source, uid, addrs)
-        if eff.atomic_put is not None:
-            dest, utxos = eff.atomic_put
-            from simnode.codec import encode_utxo
-
-            from .state import utxo_owners
-
-            for u in utxos:
-                owners = utxo_owners(u.out)
-                atomic.put_utxo(st.w, dest, self.chain_id,
-                                atomic.AtomicUTXO(u.id, encode_utxo(u, t.P_REGISTRY),
-                                                  owners.addresses if owners else ()))
-        if eff.new_subnet is not None or eff.subnet_owner is not None:
-            sid, owner = eff.subnet_owner
-            sub = st.subnets.get(sid) or Subnet(sid, b"")
-            sub = replace(sub, owner=t.P_REGISTRY.marshal(owner)[2:])
-            st.put_subnet(sub)
-        if eff.new_chain is not None:
-            c = eff.new_chain
-            st.put_chain(ChainRecord(tx_id, c.subnet_id, c.chain_name, c.vm_id, c.genesis_data))
-        if eff.staker is not None:
-            kind, stx_ = eff.staker
-            now = st.meta.timestamp
-            v = stx_.validator
-            if kind == "subnet":
-                s = Staker(tx_id, v.node_id, stx_.subnet_id, PRIO_SUBNET_PERMISSIONED, v.weight, now, v.end, 0,
-                           None, 0, 0)
-            else:
-                supply = st.meta.supply.get(PRIMARY, 0)
-                reward = rewards.calculate(self.staking, v.end - now, v.weight, supply)
-                st.meta.supply[PRIMARY] = supply + reward
-                if kind == "validator":
-                    pk = stx_.signer.public_key if isinstance(stx_.signer, t.ProofOfPossession) else None
-                    s = Staker(tx_id, v.node_id, PRIMARY, PRIO_PRIMARY_VALIDATOR, v.weight, now, v.end, reward, pk,
-                               stx_.delegation_shares, 0)
-                else:
-                    s = Staker(tx_id, v.node_id, PRIMARY, PRIO_PRIMARY_DELEGATOR, v.weight, now, v.end, reward, None,
-                               0, 0)
-            st.put_staker(s)
-            self._history_add(s, kind)
-        if eff.remove_staker is not None:
-            s = eff.remove_staker
-            st.remove_staker(s)
-            self._history_end(s, "removed", 0, [])
-        if eff.conversion is not None:
-            sid, cid, chain, addr = eff.conversion
-            sub = st.subnets[sid]
-            st.put_subnet(replace(sub, conversion_id=cid, manager_chain_id=chain, manager_address=addr))
-        for v in eff.l1_puts:
-            st.put_l1(v)
-        for vid, justification in eff.l1_preimages:
-            st.put_l1_preimage(vid, justification)
-        if eff.expiry is not None:
-            st.put_expiry(*eff.expiry)
-        if eff.l1_balance is not None:
-            vid, amount = eff.l1_balance
-            v = st.l1[vid]
-            end = v.end_accumulated_fee or st.meta.accrued_fees
-            st.put_l1(replace(v, end_accumulated_fee=end + amount))
-        if eff.l1_disable is not None:
-            v = st.l1[eff.l1_disable]
-            if v.end_accumulated_fee != 0:
-                remaining = v.end_accumulated_fee - st.meta.accrued_fees
-                owner = pchain_owner_from_bytes(v.remaining_balance_owner)
-                st.add_refund(UTXO(tx_id, len(tx.base.outs), self.avax_asset_id,
-                                  TransferOutput(remaining, owner.as_output_owners())))
-                st.put_l1(replace(v, end_accumulated_fee=0))
-        if eff.l1_weight is not None:
-            v, nonce, weight, refund, n_outs = eff.l1_weight
-            if refund:
-                owner = pchain_owner_from_bytes(v.remaining_balance_owner)
-                st.add_refund(UTXO(tx_id, n_outs, self.avax_asset_id, TransferOutput(refund, owner.as_output_owners())))
-            st.put_l1(replace(v, min_nonce=min(nonce + 1, MAX_U64), weight=weight,
-                              end_accumulated_fee=0 if weight == 0 else v.end_accumulated_fee))
 
 
 def l1_balance(vm: PlatformVM, v: L1Validator) -> int:

@@ -16,7 +16,7 @@ storage: SelfDestruct plus Finalise); any other sets the account's nonce to 1 an
 0x01 (so Solidity's extcodesize check passes), then runs the module's configure (allow-list
 roles, initial mint, fee config, reward address). The block builder, debug tracing's
 re-execution and the genesis (with no parent, before the alloc is written, as subnet-evm's
-toBlock) all go through it, by the chain's `apply_upgrades` (chain.py).
+toBlock) all go through it, by the chain's `apply_upgrades` (block_builder.py).
 """
 
 from __future__ import annotations

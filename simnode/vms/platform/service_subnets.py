@@ -1,0 +1,120 @@
+"""`platform.*` methods on subnets and chains: getSubnet, getSubnets, getBlockchains,
+getBlockchainStatus, validatedBy, validates."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from simnode.formats import FormatError, id_from_str, id_to_str
+from simnode.rpc.jsonrpc import RPCError
+
+from . import txs as t
+from .service_params import UNMARSHAL_ERROR, ZERO_ID_STR, id_arg, num
+from .state import PRIMARY
+from .vm import PlatformVM
+
+
+def subnet_methods(vm: PlatformVM, addr: Callable[[bytes], str]) -> dict[str, Any]:
+    def chain_id_of(ref: str) -> bytes:
+        if ref in ("P", "platform"):
+            return PRIMARY
+        if ref in ("X", "avm"):
+            return vm.x_chain_id
+        if ref in ("C", "evm"):
+            return vm.c_chain_id
+        try:
+            return id_from_str(ref)
+        except FormatError:
+            raise FormatError(f"there is no ID with alias: {ref}") from None
+
+    def get_subnet(p: dict) -> dict:
+        sid = id_arg(p, "subnetID")
+        if sid == PRIMARY:
+            raise RPCError("the primary network isn't a subnet")
+        sub = vm.state.subnets.get(sid)
+        if sub is None:
+            raise RPCError("not found")
+        owner = t.P_REGISTRY.unmarshal_typed(b"\x00\x00" + sub.owner)
+        conv = sub.conversion_id is not None
+        return {"isPermissioned": not conv, "controlKeys": [addr(a) for a in owner.addresses],
+                "threshold": num(owner.threshold), "locktime": num(owner.locktime),
+                "subnetTransformationTxID": ZERO_ID_STR,
+                "conversionID": id_to_str(sub.conversion_id) if conv else ZERO_ID_STR,
+                "managerChainID": id_to_str(sub.manager_chain_id) if conv else ZERO_ID_STR,
+                "managerAddress": ("0x" + sub.manager_address.hex()) if conv else None}
+
+    def get_subnets(p: dict) -> dict:
+        ids_ = p.get("ids")
+        out = []
+
+        def one(sid: bytes) -> dict | None:
+            if sid == PRIMARY:
+                return {"id": ZERO_ID_STR, "controlKeys": [], "threshold": "0"}
+            sub = vm.state.subnets.get(sid)
+            if sub is None:
+                return None
+            owner = t.P_REGISTRY.unmarshal_typed(b"\x00\x00" + sub.owner)
+            return {"id": id_to_str(sid), "controlKeys": [addr(a) for a in owner.addresses],
+                    "threshold": num(owner.threshold)}
+
+        if not ids_:
+            for sid in sorted(vm.state.subnets):
+                out.append(one(sid))
+            out.append(one(PRIMARY))
+        else:
+            for s in ids_:
+                try:
+                    sid = id_from_str(s)
+                except FormatError:
+                    raise RPCError(UNMARSHAL_ERROR) from None
+                r = one(sid)
+                if r is not None:
+                    out.append(r)
+        return {"subnets": out}
+
+    def get_blockchains(p: dict) -> dict:
+        chains = sorted(vm.state.chains.values(), key=lambda c: (c.subnet_id == PRIMARY, c.subnet_id, c.chain_id))
+        return {"blockchains": [{"id": id_to_str(c.chain_id), "name": c.name, "subnetID": id_to_str(c.subnet_id),
+                                 "vmID": id_to_str(c.vm_id)} for c in chains]}
+
+    def get_blockchain_status(p: dict) -> dict:
+        ref = p.get("blockchainID") or ""
+        if ref == "":
+            raise RPCError("argument 'blockchainID' not given")
+        try:
+            cid = chain_id_of(ref)
+        except FormatError as e:
+            raise RPCError(f'problem parsing blockchainID "{ref}": {e}') from None
+        if cid == PRIMARY or cid in vm.ctx.chains:
+            # a chain this node runs: "Validating" if the node validates its subnet, else "Syncing"
+            rec = vm.state.chains.get(cid)
+            if rec is None or rec.subnet_id == PRIMARY or vm.ctx.node_id in vm.state.vset.get(rec.subnet_id, {}):
+                return {"status": "Validating"}
+            return {"status": "Syncing"}
+        if cid in vm.state.chains:
+            return {"status": "Created"}  # recorded, not run here (other VM, or it failed to start)
+        return {"status": "Unknown"}
+
+    def validated_by(p: dict) -> dict:
+        cid = id_arg(p, "blockchainID")
+        if cid == PRIMARY:
+            return {"subnetID": ZERO_ID_STR}
+        c = vm.state.chains.get(cid)
+        if c is None:
+            raise RPCError(f"problem retrieving blockchain {id_to_str(cid)}: not found")
+        return {"subnetID": id_to_str(c.subnet_id)}
+
+    def validates(p: dict) -> dict:
+        sid = id_arg(p, "subnetID")
+        if sid != PRIMARY and sid not in vm.state.subnets:
+            if vm.state.get_tx(sid) is None:
+                raise RPCError(f'problem retrieving subnet "{id_to_str(sid)}": not found')
+            raise RPCError(f'"{id_to_str(sid)}" is not a subnet')
+        ids_ = [id_to_str(c.chain_id) for c in vm.state.chains.values() if c.subnet_id == sid]
+        if sid == PRIMARY:
+            ids_ = [id_to_str(PRIMARY)] + ids_
+        return {"blockchainIDs": ids_}
+
+    return {"getSubnet": get_subnet, "getSubnets": get_subnets, "getBlockchains": get_blockchains,
+            "getBlockchainStatus": get_blockchain_status, "validatedBy": validated_by, "validates": validates}
