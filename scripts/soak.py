@@ -282,10 +282,13 @@ class Soak:
 
     async def lost(self) -> list[str]:
         missing = []
-        for h in self.c_hashes:
-            rec = await self.rpc("eth_getTransactionReceipt", [h])
-            if not rec or not rec.get("blockNumber"):  # type: ignore[union-attr]
-                missing.append(f"C {h}")
+        for start in range(0, len(self.c_hashes), 500):  # JSON-RPC batches of 500 receipts
+            hashes = self.c_hashes[start:start + 500]
+            body = [{"jsonrpc": "2.0", "id": i, "method": "eth_getTransactionReceipt", "params": [h]}
+                    for i, h in enumerate(hashes)]
+            async with self.session.post(self.rpc_url, json=body) as r:
+                answers = {a["id"]: a.get("result") for a in await r.json(content_type=None)}
+            missing += [f"C {h}" for i, h in enumerate(hashes) if not (answers.get(i) or {}).get("blockNumber")]
         for chain, tx in self.xp_txs:
             endpoint, method, done = {"X": ("/ext/bc/X", "avm.getTxStatus", "Accepted"),
                                       "P": ("/ext/bc/P", "platform.getTxStatus", "Committed"),
@@ -321,8 +324,8 @@ async def monitor(soak: Soak, pid: int, data_dir: Path, stats: Stats, window: fl
                   t0: float) -> list[dict]:
     rows = []
     log("min   acked  rss_MB anon_MB file_MB  disk_MB  send_p50 send_p99 read_p50 read_p99 errors")
-    while time.monotonic() < until + 0.5:
-        await asyncio.sleep(min(window, max(0.0, until - time.monotonic()) + 0.5))
+    while time.monotonic() < until:
+        await asyncio.sleep(min(window, until - time.monotonic()))
         mem = rss_kb(pid)
         row = {"minute": round((time.monotonic() - t0) / 60, 2), "acked": stats.acked,
                "rss_mb": round(mem["VmRSS"] / 1024, 1), "anon_mb": round(mem["RssAnon"] / 1024, 1),
