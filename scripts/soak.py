@@ -304,7 +304,10 @@ async def python_heap(soak: Soak, data_dir: Path, n: int) -> int | None:
     kept as mem-N.profile beside the data dir's profiles); None unless run with --tracemalloc."""
     if not soak.tracemalloc:
         return None
-    await soak.rpc("admin.memoryProfile", {}, soak.url + "/ext/admin")
+    body = {"jsonrpc": "2.0", "id": 1, "method": "admin.memoryProfile", "params": {}}
+    # a snapshot of every traced block takes minutes under load
+    async with soak.session.post(soak.url + "/ext/admin", json=body, timeout=aiohttp.ClientTimeout(total=900)) as r:
+        await r.read()
     src = data_dir / "profiles" / "mem.profile"
     dst = data_dir / "profiles" / f"mem-{n}.profile"
     src.replace(dst)
