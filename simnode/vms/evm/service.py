@@ -294,10 +294,9 @@ class EthAPI:
     # -------------------------------------------------------------- sending
 
     def send_raw(self, data: Any) -> str:
-        # Answered at once, as Anvil does. Under automine the block is already queued
-        # (chain.request_mine: loop.call_soon), and the event loop runs it before it reads any
-        # further request: whatever a client sends after this reply sees the tx mined. The
-        # client's turn-around overlaps the block build instead of following it.
+        # Under automine the block is queued (chain.request_mine: loop.call_soon), and the reply
+        # waits for it (EthService.settling): a tx acknowledged is on disk, whatever happens to
+        # the process next (a kill -9 right after the reply lost it when the reply went first).
         return hb(self.chain.submit_raw(parse_data(data)))
 
     def signed_tx(self, obj: Any) -> tuple[Any, bytes, bytes]:
