@@ -31,8 +31,31 @@ if [ ! -f "$compiled" ] || [ -n "$(find "$root/simnode" -name '*.py' -newer "$co
 fi
 export ETH_HASH_BACKEND=pysha3
 cmd="${1:-run}"; shift || true
+# `./simnode.sh lint [sync]` (and the first step of `test`): ruff, then mypy, where an error that
+# mypy-baseline.txt does not list fails, and so does one it lists that is fixed (the baseline only
+# shrinks; `./simnode.sh lint sync` rewrites it)
+lint() {
+  if ! (cd "$root" && "$venv/bin/ruff" check --quiet simnode scripts tests); then
+    echo "simnode: ruff found the errors above" >&2; return 1
+  fi
+  local out rc=0
+  out="$(cd "$root" && "$venv/bin/mypy" 2>&1)" || rc=$?
+  if [ "$rc" -gt 1 ]; then printf '%s\n' "$out" >&2; echo "simnode: mypy did not run" >&2; return 1; fi
+  if [ "${1:-}" = sync ]; then
+    printf '%s\n' "$out" | (cd "$root" && "$venv/bin/mypy-baseline" sync) > /dev/null
+  fi
+  if ! printf '%s\n' "$out" | (cd "$root" && "$venv/bin/mypy-baseline" filter --no-colors) > "$venv/mypy.log"; then
+    cat "$venv/mypy.log" >&2
+    echo "simnode: mypy's errors differ from mypy-baseline.txt (above): fix the new ones;" \
+      "after fixing listed ones, \`./simnode.sh lint sync\`" >&2
+    return 1
+  fi
+  echo "simnode: ruff clean; mypy: $(grep -c ': error:' "$root/mypy-baseline.txt") errors, all in mypy-baseline.txt" >&2
+}
 case "$cmd" in
+  lint) lint "$@"; exit ;;
   test)
+    lint
     if [ -f "$root/tests/js/package.json" ] && command -v npm >/dev/null; then
       # again whenever the lock file changes, as .venv is re-installed when pyproject.toml does
       js_want="$(sha256sum "$root/tests/js/package-lock.json" | cut -c1-16)"

@@ -93,7 +93,7 @@ def one_run(network_id: int) -> dict[str, float]:
                 break
             except (OSError, ValueError, KeyError):
                 if proc.poll() is not None:
-                    raise SystemExit("the node exited during start-up")
+                    raise SystemExit("the node exited during start-up") from None
                 time.sleep(0.002)
         first = time.perf_counter() - t0
         assert proc.stdout is not None

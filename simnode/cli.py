@@ -40,7 +40,8 @@ def _rate(text: str) -> int:
     """`N` or `N/s`: requests per second, N >= 1."""
     digits = text.removesuffix("/s")
     if not (digits.isascii() and digits.isdigit()) or int(digits) < 1:
-        raise argparse.ArgumentTypeError("the rate limit is a whole number of requests per second (N or N/s), at least 1")
+        raise argparse.ArgumentTypeError(
+            "the rate limit is a whole number of requests per second (N or N/s), at least 1")
     return int(digits)
 
 
@@ -134,7 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--source-genesis", type=Path, default=None,
                         help="the genesis file the data dir was created with, if any")
     reindex = sub.add_parser("reindex", help="rebuild every index row from the chains' blocks (node stopped)")
-    reindex.add_argument("--data-dir", type=Path, default=None, help="database folder (default ~/.simnode/network-<id>)")
+    reindex.add_argument("--data-dir", type=Path, default=None,
+                         help="database folder (default ~/.simnode/network-<id>)")
     reindex.add_argument("--network-id", type=int, default=12345, help="network ID (default 12345, local)")
     reindex.add_argument("--genesis", type=Path, default=None, help="the genesis file the data dir was created with")
     return parser

@@ -74,7 +74,8 @@ class Node:
         for secret in keys.secrets.values():
             self.keystore.add(secret)
         self.clock: Clock = (
-            VirtualClock(self.config.start_time_ms if self.config.start_time_ms is not None else DEFAULT_VIRTUAL_START_MS)
+            VirtualClock(self.config.start_time_ms if self.config.start_time_ms is not None
+                         else DEFAULT_VIRTUAL_START_MS)
             if self.config.clock_mode == "virtual" else WallClock()
         )
         self._tmpdir: str | None = None

@@ -44,6 +44,7 @@ from .icm.relayer_account import relayer_address, relayer_key
 from .signing.aggregator import AggregationRefused, AggregationRequest
 from .vms.evm import predicates
 from .vms.evm.precompiles import warp
+from .vms.evm.receipts import ReceiptRow
 from .warp.message import UnsignedMessage
 from .warp.payload import parse_addressed_call
 
@@ -64,11 +65,11 @@ class Pending:
     message: TeleporterMessage
 
 
-def sent_messages(chain_id: bytes, receipts: list[list]) -> list[Pending]:
-    """The messenger's messages in a block's receipt rows ([.., logs] with logs [address, topics, data])."""
+def sent_messages(chain_id: bytes, receipts: list[ReceiptRow]) -> list[Pending]:
+    """The messenger's messages in a block's receipt rows."""
     out = []
     for rc in receipts:
-        logs = rc[5]
+        logs = rc.logs
         warp_messages = {m.id: m for m in warp.accepted_messages(logs)
                          if parse_addressed_call(m.payload).source_address == MESSENGER_ADDRESS}
         for address, topics, data in logs:

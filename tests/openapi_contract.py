@@ -102,17 +102,20 @@ class Contract:
     def __init__(self) -> None:
         self.apis = [_Api(api) for api in DOCUMENTS]
 
-    def find(self, method: str, path: str) -> tuple[_Api, str, dict[str, Any]]:
+    def find(self, method: str, path: str, as_template: str | None = None) -> tuple[_Api, str, dict[str, Any]]:
+        """The operation of a request path (or, `as_template`, the operation of that template: a
+        deprecated route the documents dropped is checked as the route that replaced it)."""
         path = path.split("?", 1)[0].rstrip("/")
         for api in self.apis:
             for m, pattern, template, op in api.operations:
-                if m == method.upper() and pattern.match(path):
+                if m == method.upper() and (template == as_template if as_template else pattern.match(path)):
                     return api, template, op
-        raise ContractError(f"{method} {path} is no operation of the Data or Metrics API documents")
+        raise ContractError(f"{method} {as_template or path} is no operation of the Data or Metrics API documents")
 
-    def check(self, method: str, path: str, status: int, headers: Mapping[str, str], body: bytes | str) -> Any:
+    def check(self, method: str, path: str, status: int, headers: Mapping[str, str], body: bytes | str,
+              as_template: str | None = None) -> Any:
         """The parsed body, after checking status, content type and body against the operation."""
-        api, template, op = self.find(method, path)
+        api, template, op = self.find(method, path, as_template)
         where = f"{method} {template} -> {status}"
         response = op["responses"].get(str(status))
         if response is None:

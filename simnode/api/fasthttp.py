@@ -12,7 +12,8 @@ order, same body). The first request that is anything else hands the connection,
 unread byte, to aiohttp's own protocol for the rest of its life, so all other behaviour
 (CORS, 4xx replies, WebSockets, gorilla endpoints, GET, chunked bodies...) stays aiohttp's.
 Replies leave in request order even when a call (eth_sendRawTransaction under automine)
-finishes later than the calls behind it.
+finishes later than the calls behind it. Each request goes to the node's request log
+(request_log.py) with its API key, user agent and host, as the aiohttp app's middleware logs it.
 """
 
 from __future__ import annotations
@@ -20,14 +21,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from aiohttp import web
 from aiohttp.helpers import rfc822_formatted_time
 from aiohttp.http import SERVER_SOFTWARE
 
 from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService
+from .request_log import API_KEY_HEADERS, request_log
 from .server import Router
 
 if TYPE_CHECKING:
@@ -39,6 +42,16 @@ _SAFE_TARGET = re.compile(rb"/[A-Za-z0-9_\-/]*\Z")
 _MAX_HEAD = 65536
 _TAIL = ("\r\nDate: {}\r\nServer: " + SERVER_SOFTWARE + "\r\n\r\n")
 _REFUSE = frozenset((b"transfer-encoding", b"expect", b"origin", b"upgrade"))
+_LOGGED_HEADERS = frozenset((b"user-agent", b"host", *(h.encode() for h in API_KEY_HEADERS)))
+
+
+class _Caller(NamedTuple):
+    """Who made a request, for the request log."""
+
+    path: str
+    key: str | None
+    agent: str
+    host: str
 
 
 class _Slot:
@@ -114,17 +127,17 @@ class FastHTTPProtocol(asyncio.Protocol):
             if parsed is None:
                 self._start_handover()
                 return
-            service, clen = parsed
+            service, clen, caller = parsed
             total = end + 4 + clen
             if len(buf) < total:
                 return
             body = bytes(buf[end + 4:total])
             del buf[:total]
-            self._dispatch(service, body)
+            self._dispatch(service, body, caller)
             if self._handover or self.transport is None:
                 return
 
-    def _parse(self, head: bytes) -> tuple[EthService, int] | None:
+    def _parse(self, head: bytes) -> tuple[EthService, int, _Caller] | None:
         lines = head.split(b"\r\n")
         parts = lines[0].split(b" ")
         if len(parts) != 3 or parts[0] != b"POST" or parts[2] != b"HTTP/1.1":
@@ -132,7 +145,8 @@ class FastHTTPProtocol(asyncio.Protocol):
         target = parts[1]
         if _SAFE_TARGET.match(target) is None or b"//" in target:
             return None
-        clen = ctype = None
+        clen = ctype = key = None
+        agent = host = ""
         for line in lines[1:]:
             name, sep, value = line.partition(b":")
             if not sep or not name or name[:1] in b" \t" or name[-1:] in b" \t":
@@ -149,6 +163,14 @@ class FastHTTPProtocol(asyncio.Protocol):
                 ctype = value
             elif n in _REFUSE:
                 return None
+            elif n in _LOGGED_HEADERS:
+                text = value.strip(b" \t").decode("latin-1")
+                if n == b"user-agent":
+                    agent = text
+                elif n == b"host":
+                    host = text
+                elif key is None and text:
+                    key = text
             elif n == b"connection" and value.strip(b" \t").lower() != b"keep-alive":
                 return None
         if clen is None or ctype is None:
@@ -160,12 +182,14 @@ class FastHTTPProtocol(asyncio.Protocol):
         node = site.node
         if clen > node.config.http_body_limit:
             return None
-        endpoint = site.router.resolve(target.decode("ascii"))
+        path = target.decode("ascii")
+        endpoint = site.router.resolve(path)
         if not isinstance(endpoint, EthService):
             return None
-        return endpoint, clen
+        return endpoint, clen, _Caller(path, key, agent, host)
 
-    def _dispatch(self, service: EthService, body: bytes) -> None:
+    def _dispatch(self, service: EthService, body: bytes, caller: _Caller) -> None:
+        started = time.perf_counter()
         try:
             res = service.handle_body_now(body)
         except Exception:  # noqa: BLE001 - aiohttp would answer 500 and close; so do we
@@ -173,6 +197,7 @@ class FastHTTPProtocol(asyncio.Protocol):
             self._abort()
             return
         if res is None or isinstance(res, bytes):
+            self._log_call(caller, body, started)
             if not self._queue:
                 self._write(res)
                 return
@@ -183,14 +208,20 @@ class FastHTTPProtocol(asyncio.Protocol):
         slot = _Slot()
         self._queue.append(slot)
         task = asyncio.get_running_loop().create_task(res)  # type: ignore[arg-type]
-        task.add_done_callback(lambda t, s=slot: self._finished(s, t))
+        task.add_done_callback(lambda t, s=slot: self._finished(s, t, caller, body, started))
 
-    def _finished(self, slot: _Slot, task: asyncio.Task) -> None:
+    def _log_call(self, caller: _Caller, body: bytes, started: float) -> None:
+        peer = self.transport.get_extra_info("peername") if self.transport is not None else None
+        request_log(self._site.node).record_rpc(caller.path, body, 200, (time.perf_counter() - started) * 1000,
+                                                caller.key, peer[0] if peer else "", caller.host, caller.agent)
+
+    def _finished(self, slot: _Slot, task: asyncio.Task, caller: _Caller, body: bytes, started: float) -> None:
         if task.cancelled() or task.exception() is not None:
             if not task.cancelled():
                 log.error("eth request failed", exc_info=task.exception())
             self._abort()
             return
+        self._log_call(caller, body, started)
         slot.done, slot.out = True, task.result()
         queue = self._queue
         while queue and queue[0].done:

@@ -9,8 +9,9 @@ from ..formats.address import network_name
 from ..formats.hexenc import encode_bytes
 from ..formats.ids import (
     AVM_VM_ID, EVM_VM_ID, NFTFX_ID, PLATFORM_VM_ID, PROPERTYFX_ID, SECP256K1FX_ID, SUBNET_EVM_VM_ID, id_to_str,
-    node_id_to_str,
+    node_id_from_str, node_id_to_str,
 )
+from ..formats.errors import FormatError
 from ..formats.jsonnum import format_rfc3339
 from ..network import params_for
 from ..rpc.jsonrpc import GorillaService, RPCError
@@ -91,7 +92,9 @@ def build_service(node: NodeServices) -> GorillaService:
         return {"isBootstrapped": chain.is_bootstrapped()}
 
     def get_vms(_: dict[str, Any]) -> dict[str, Any]:
-        vms: dict[str, list[str]] = {}
+        # subnet-EVM is always there (a real node lists its plugin, unaliased); Go writes map
+        # keys sorted
+        vms: dict[str, list[str]] = {id_to_str(SUBNET_EVM_VM_ID): []}
         for chain in node.chains.values():
             vms.setdefault(id_to_str(chain.vm_id), [])
         for vm_id, names in _VM_ALIASES.items():
@@ -99,11 +102,11 @@ def build_service(node: NodeServices) -> GorillaService:
                 vms[vm_id] = list(names)
         fxs = {id_to_str(SECP256K1FX_ID): "secp256k1fx", id_to_str(NFTFX_ID): "nftfx",
                id_to_str(PROPERTYFX_ID): "propertyfx"}
-        return {"vms": vms, "fxs": fxs}
+        return {"vms": dict(sorted(vms.items())), "fxs": dict(sorted(fxs.items()))}
 
     def peers(params: dict[str, Any]) -> dict[str, Any]:
         wanted = params.get("nodeIDs") or []
-        if not isinstance(wanted, list):
+        if not isinstance(wanted, list) or not all(_is_node_id(w) for w in wanted):
             raise RPCError("couldn't unmarshal an argument. Ensure arguments are valid and properly formatted. "
                            "See documentation for example calls")
         out = [p for p in simulated_peers(node) if not wanted or p["nodeID"] in wanted]
@@ -122,7 +125,8 @@ def build_service(node: NodeServices) -> GorillaService:
     def get_tx_fee(_: dict[str, Any]) -> dict[str, Any]:
         f = params_for(net).fees
         return {"txFee": str(f.tx_fee), "createAssetTxFee": str(f.create_asset_tx_fee),
-                "createSubnetTxFee": str(f.create_subnet_tx_fee), "transformSubnetTxFee": str(f.transform_subnet_tx_fee),
+                "createSubnetTxFee": str(f.create_subnet_tx_fee),
+                "transformSubnetTxFee": str(f.transform_subnet_tx_fee),
                 "createBlockchainTxFee": str(f.create_blockchain_tx_fee),
                 "addPrimaryNetworkValidatorFee": str(f.add_primary_network_validator_fee),
                 "addPrimaryNetworkDelegatorFee": str(f.add_primary_network_delegator_fee),
@@ -137,9 +141,17 @@ def build_service(node: NodeServices) -> GorillaService:
     }})
 
 
+def _is_node_id(text: Any) -> bool:
+    try:
+        node_id_from_str(text)
+    except (FormatError, TypeError, AttributeError):
+        return False
+    return True
+
+
 _VM_ALIASES = {
     id_to_str(AVM_VM_ID): ("avm",), id_to_str(EVM_VM_ID): ("evm",),
-    id_to_str(PLATFORM_VM_ID): ("platform",), id_to_str(SUBNET_EVM_VM_ID): ("subnet-evm",),
+    id_to_str(PLATFORM_VM_ID): ("platform",),
 }
 
 

@@ -17,6 +17,7 @@ from aiohttp import web
 
 from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService, GorillaService
 from .explorer import add_routes as add_explorer_routes
+from .request_log import log_middleware
 
 if TYPE_CHECKING:
     from .node_services import NodeServices
@@ -41,7 +42,8 @@ async def serve_gorilla(service: GorillaService, request: web.Request) -> web.Re
     body = await request.read() if request.method == "POST" else b""
     reply = await service.handle(request.method, request.headers.get("Content-Type"), body)
     resp = web.Response(status=reply.status, body=reply.body)
-    resp.headers["Content-Type"] = reply.content_type
+    if reply.content_type:
+        resp.headers["Content-Type"] = reply.content_type
     if reply.status == 200:
         resp.headers["X-Content-Type-Options"] = "nosniff"
     return resp
@@ -103,7 +105,8 @@ async def _not_bootstrapped(_: web.Request) -> web.Response:
 
 
 @web.middleware
-async def _common_headers(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
+async def _common_headers(request: web.Request,
+                          handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
     origin = request.headers.get("Origin")
     if request.method == "OPTIONS":
         resp: web.StreamResponse = web.Response(status=204)
@@ -130,7 +133,8 @@ async def _common_headers(request: web.Request, handler: Callable[[web.Request],
 def build_app(node: NodeServices) -> web.Application:
     router = Router(node)
     # aiohttp's own cap is set high; the node applies its body limit per request.
-    app = web.Application(middlewares=[_common_headers], client_max_size=max(node.config.http_body_limit, 1 << 20) * 8)
+    app = web.Application(middlewares=[_common_headers, log_middleware(node)],
+                          client_max_size=max(node.config.http_body_limit, 1 << 20) * 8)
     app[NODE_KEY] = node
     data_api: list[Any] = []  # the DataAPI, made on the first Data/Metrics API request
 
@@ -148,7 +152,8 @@ def build_app(node: NodeServices) -> web.Application:
             return _text(404, NOT_FOUND)
         if isinstance(endpoint, GorillaService):
             if request.content_length is not None and request.content_length > node.config.http_body_limit:
-                return _text(413, f"content length too large ({request.content_length}>{node.config.http_body_limit})\n")
+                return _text(413, f"content length too large "
+                                  f"({request.content_length}>{node.config.http_body_limit})\n")
             return await serve_gorilla(endpoint, request)
         if isinstance(endpoint, EthService):
             return await serve_eth_http(endpoint, request, node.config.http_body_limit)

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..formats import id_to_str
 from ..formats.ids import id_from_str
-from ..rpc.jsonrpc import RPCError
+from ..rpc.jsonrpc import InvalidParams, RPCError
 from ..signing.aggregator import AggregationRefused, AggregationRequest
 from ..signing.justify import Refusal
 from ..warp.message import UnsignedMessage
@@ -29,7 +29,7 @@ from ..warp.payload import Hash
 
 def _id(value: Any) -> bytes:
     if not isinstance(value, str):
-        raise RPCError("invalid argument 0: json: cannot unmarshal non-string into Go value of type ids.ID")
+        raise InvalidParams("invalid argument 0: json: cannot unmarshal non-string into Go value of type ids.ID")
     if value[:2].lower() == "0x" and len(value) == 66:  # simnode also takes the 0x form logs carry
         try:
             return bytes.fromhex(value[2:])
@@ -38,12 +38,12 @@ def _id(value: Any) -> bytes:
     try:
         return id_from_str(value)
     except ValueError as e:
-        raise RPCError(f"invalid argument 0: {e}") from None
+        raise InvalidParams(f"invalid argument 0: {e}") from None
 
 
 def _quorum(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise RPCError("invalid argument 1: json: cannot unmarshal into Go value of type uint64")
+        raise InvalidParams("invalid argument 1: json: cannot unmarshal into Go value of type uint64")
     return value
 
 

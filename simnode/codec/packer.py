@@ -129,6 +129,8 @@ class Reader:
         return count
 
     def codec_version(self) -> int:
+        if self.remaining < 2:
+            raise CodecError("couldn't unpack codec version")
         version = self.u16()
         if version != CODEC_VERSION:
             raise CodecError("unknown codec version")
@@ -140,4 +142,4 @@ class Reader:
 
     def done(self) -> None:
         if self.remaining:
-            raise CodecError("trailing buffer space")
+            raise CodecError(f"trailing buffer space: read {self.offset} provided {len(self._data)}")

@@ -180,7 +180,8 @@ class Upstream:
                     status, headers, data = self._send(self._path + endpoint, body, remaining)
                 except (socket.timeout, TimeoutError):
                     self._close()
-                    raise UpstreamUnreachable(f"fork upstream {url}: no answer to {what} within {self.timeout:g} s") from None
+                    raise UpstreamUnreachable(
+                        f"fork upstream {url}: no answer to {what} within {self.timeout:g} s") from None
                 except (OSError, http.client.HTTPException) as exc:
                     self._close()
                     unreachable = True

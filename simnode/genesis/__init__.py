@@ -11,7 +11,8 @@ C-Chain's; `signers` gives the genesis stakers the BLS keys simnode signs with.
 """
 
 from .cchain import CChainAccount, CChainGenesis, parse_c_chain_genesis
-from .config import Allocation, BlsSigner, GenesisConfig, LockedAmount, Staker, parse_genesis_config, read_genesis_config
+from .config import (Allocation, BlsSigner, GenesisConfig, LockedAmount, Staker, parse_genesis_config,
+                     read_genesis_config)
 from .fields import GenesisError
 from .loader import (
     GENESIS_DATA_DIRS,

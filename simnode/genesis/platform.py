@@ -281,7 +281,8 @@ def build_p_genesis(
         ),
         _build_chain(config.network_id, "C-Chain", EVM_VM_ID, (), config.c_chain_genesis.encode("utf-8")),
     )
-    p_genesis_bytes = _p_genesis_bytes(p_utxos, validators, chains, genesis_start, initial_supply, config.message, p_reg)
+    p_genesis_bytes = _p_genesis_bytes(p_utxos, validators, chains, genesis_start, initial_supply, config.message,
+                                       p_reg)
 
     # platformvm: the genesis block is an ApricotCommitBlock at height 0 whose parent is sha256(genesis bytes).
     block = Writer()

@@ -75,7 +75,8 @@ def page(db: Readable, prefix: bytes, limit: int, cursor: bytes | None = None, r
 
 def first(db: Readable, prefix: bytes, at_most: bytes | None = None) -> tuple[bytes, bytes] | None:
     """The row with the greatest suffix <= `at_most` (the greatest of all if None): one seek."""
-    rows = db.iterate(prefix, prefix + at_most, reverse=True) if at_most is not None else db.iterate(prefix, reverse=True)
+    rows = (db.iterate(prefix, prefix + at_most, reverse=True) if at_most is not None
+            else db.iterate(prefix, reverse=True))
     for key, value in rows:
         return key[len(prefix):], value
     return None

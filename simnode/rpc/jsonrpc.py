@@ -114,6 +114,18 @@ class GorillaReply:
     content_type: str = "application/json; charset=utf-8"
 
 
+def go_decode_error(body: bytes, exc: ValueError) -> str:
+    """Go's encoding/json text for a body that does not decode: "EOF" for an empty one,
+    "unexpected EOF" for one cut short; other syntax errors keep the decoder's own text."""
+    text = body.strip()
+    if not text:
+        return "EOF"
+    pos = getattr(exc, "pos", None)
+    if isinstance(pos, int) and pos >= len(text):
+        return "unexpected EOF"
+    return str(exc)
+
+
 class GorillaService:
     """One or more gorilla services on one endpoint, e.g. {"avm": {...}} at /ext/bc/X.
 
@@ -164,7 +176,7 @@ class GorillaService:
         try:
             req = orjson.loads(body)
         except orjson.JSONDecodeError as exc:
-            return self._parse_error(str(exc))
+            return self._parse_error(go_decode_error(body, exc))
         if not isinstance(req, dict):
             kind = "array" if isinstance(req, list) else type(req).__name__
             return self._parse_error(f"json: cannot unmarshal {kind} into Go value of type json2.serverRequest")
@@ -201,12 +213,13 @@ class GorillaService:
             if not isinstance(exc, (RPCError, ValueError, KeyError, LookupError)):
                 log.exception("gorilla handler %s failed", method)
             if raw_id is None:
-                return GorillaReply(200, b"")
+                return GorillaReply(200, b"", "")
             return self._error(-32000, error_message(exc), id_bytes, None)
         if raw_id is None:
-            return GorillaReply(200, b"")
+            return GorillaReply(200, b"", "")
         return GorillaReply(
-            200, b'{"jsonrpc":"2.0","result":' + _go_json({} if result is None else result) + b',"id":' + id_bytes + b"}\n"
+            200,
+            b'{"jsonrpc":"2.0","result":' + _go_json({} if result is None else result) + b',"id":' + id_bytes + b"}\n"
         )
 
     def _lookup(self, method: str) -> Handler:
@@ -231,8 +244,9 @@ class GorillaService:
     @staticmethod
     def _error(code: int, message: str, id_bytes: bytes, data: Any, notify: bool = False) -> GorillaReply:
         if notify:
-            return GorillaReply(200, b"")
-        err = b'{"code":' + str(code).encode() + b',"message":' + _go_json(message) + b',"data":' + _go_json(data) + b"}"
+            return GorillaReply(200, b"", "")
+        err = (b'{"code":' + str(code).encode() + b',"message":' + _go_json(message)
+               + b',"data":' + _go_json(data) + b"}")
         return GorillaReply(200, b'{"jsonrpc":"2.0","error":' + err + b',"id":' + id_bytes + b"}\n")
 
 

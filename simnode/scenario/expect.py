@@ -117,7 +117,8 @@ def check_one(doc: Any, check: dict[str, Any], wei: bool = False) -> None:
         try:
             n = len(actual)
         except TypeError:
-            raise ExpectationFailed(f"{where}: expected a length of {check['length']}, got {_show(actual)} (no length)") from None
+            raise ExpectationFailed(
+                f"{where}: expected a length of {check['length']}, got {_show(actual)} (no length)") from None
         if n != _as_int(check["length"]):
             raise ExpectationFailed(f"{where}: expected a length of {check['length']}, got {n}")
 

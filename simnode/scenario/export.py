@@ -456,7 +456,7 @@ def _export_l1s(node: Any, out: Path, members: list[ExportedNode], left_out: lis
         text = ("# The subnets and L1s of the exported network, created again on it:\n"
                 "#   simnode replay recreate-l1s.toml --target http://127.0.0.1:9650\n"
                 "# `from` must be a funded key on the target (ewoq is, if this network's ewoq was).\n"
-                f"name = \"recreate the L1s\"\n")
+                "name = \"recreate the L1s\"\n")
         text += "".join("\n[[steps]]\n" + toml_key_values(s) for s in steps)
         (out / "recreate-l1s.toml").write_text(text)
     return names

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -182,7 +183,7 @@ def scenario_from_dict(doc: dict[str, Any], source: str = "<scenario>", base_dir
         if "key" in table:
             if "count" in table:
                 raise fail(where, "key", "an account with 'count' derives its keys; it cannot take one 'key'")
-            _check_key(table["key"], lambda m: fail(where, "key", m))
+            _check_key(table["key"], partial(fail, where, "key"))
         names = [f"{name}{i}" for i in range(table["count"])] if "count" in table else [name]
         for n in names:
             if n in seen:

@@ -155,7 +155,8 @@ def v_time(value: Any) -> int:
         try:
             dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
-            raise Invalid(f"invalid time {value!r}: expected RFC 3339 like 2026-01-01T00:00:00Z or unix seconds") from None
+            raise Invalid(
+                f"invalid time {value!r}: expected RFC 3339 like 2026-01-01T00:00:00Z or unix seconds") from None
     else:
         raise Invalid(f"expected a time, got {_tname(value)}")
     if dt.tzinfo is None:
@@ -293,7 +294,8 @@ def _check_expect(step: dict[str, Any]) -> None:
 def _check_deploy(step: dict[str, Any]) -> None:
     given = [k for k in ("bytecode", "artifact") if k in step]
     if len(given) != 1:
-        raise Invalid("a deploy step needs exactly one of 'bytecode' (hex) or 'artifact' (a JSON file with abi and bytecode)")
+        raise Invalid("a deploy step needs exactly one of 'bytecode' (hex) or 'artifact' "
+                      "(a JSON file with abi and bytecode)")
 
 
 def _check_balance(step: dict[str, Any]) -> None:

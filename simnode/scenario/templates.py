@@ -143,12 +143,14 @@ def get_path(value: Any, path: str | list[str | int]) -> Any:
             if not isinstance(cur, list) or not -len(cur) <= p < len(cur):
                 size = len(cur) if isinstance(cur, list) else None
                 raise PathMissing(f"{walked or '(value)'}[{p}] does not exist"
-                                  + (f" (list has {size} items)" if size is not None else f" (not a list: {_short(cur)})"))
+                                  + (f" (list has {size} items)" if size is not None
+                                     else f" (not a list: {_short(cur)})"))
             cur = cur[p]
             walked += f"[{p}]"
         else:
             if not isinstance(cur, dict) or p not in cur:
-                keys = f" (keys: {', '.join(sorted(cur)[:12])})" if isinstance(cur, dict) else f" (not an object: {_short(cur)})"
+                keys = (f" (keys: {', '.join(sorted(cur)[:12])})" if isinstance(cur, dict)
+                        else f" (not an object: {_short(cur)})")
                 raise PathMissing(f"{(walked + '.' if walked else '') + p} does not exist{keys}")
             cur = cur[p]
             walked = f"{walked}.{p}" if walked else p

@@ -164,7 +164,8 @@ class Aggregator:
         else:
             raise _bad(f"transaction {id_to_str(tx_id)} is a {type(tx).__name__}, not an L1-related P-Chain "
                        "transaction with a Warp message")
-        unsigned = UnsignedMessage(self.platform.network_id, PLATFORM_CHAIN_ID, AddressedCall(b"", msg.encode()).encode())
+        unsigned = UnsignedMessage(self.platform.network_id, PLATFORM_CHAIN_ID,
+                                   AddressedCall(b"", msg.encode()).encode())
         return unsigned, justification, subnet
 
     # ------------------------------------------------------------------------------ internals

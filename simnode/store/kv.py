@@ -97,7 +97,8 @@ class MemoryBackend:
     ) -> Iterator[tuple[bytes, bytes]]:
         keys = self._keys
         if reverse:
-            hi = bisect.bisect_right(keys, start) if start is not None else bisect.bisect_left(keys, _prefix_end(prefix) or b"\xff" * 64)
+            hi = (bisect.bisect_right(keys, start) if start is not None
+                  else bisect.bisect_left(keys, _prefix_end(prefix) or b"\xff" * 64))
             lo = bisect.bisect_left(keys, prefix)
             selected = keys[lo:hi][::-1]
         else:

@@ -69,7 +69,7 @@ def load_evm_chain() -> ChainFactory:
     from .evm import endpoints  # noqa: F401
     from .evm.chain import EVMChain
 
-    return EVMChain  # type: ignore[return-value]
+    return EVMChain
 
 
 def build_primary_chains(context: Callable[[bytes], ChainContext]) -> list[Chain | DeferredChain]:

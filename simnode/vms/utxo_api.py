@@ -33,6 +33,9 @@ class UTXOSet:
 
     ids_of: Callable[[bytes, bytes | None], Iterable[bytes]]
     get: Callable[[bytes], bytes | None]
+    # shared memory's Indexed(): the end key is the last key of the last address looked at
+    # (none, so the zero ID, when that address had none)
+    end_key_per_address: bool = False
 
 
 def shared_memory_utxos(reader: Store | Batch, chain_id: bytes, source_chain: bytes) -> UTXOSet:
@@ -40,6 +43,7 @@ def shared_memory_utxos(reader: Store | Batch, chain_id: bytes, source_chain: by
     return UTXOSet(
         lambda address, after: atomic.utxo_ids_by_address(reader, chain_id, source_chain, address, after),
         lambda utxo_id: atomic.get_utxo(reader, chain_id, source_chain, utxo_id),
+        end_key_per_address=True,
     )
 
 
@@ -54,18 +58,23 @@ class UTXOService:
     utxos_from: Callable[[bytes], UTXOSet]  # source chain ID → its UTXOs this chain can read
     source_required: bool  # the C-Chain has no UTXOs of its own: `sourceChain` must be given
     encode_error: str  # str.format template with {utxo_id}, {encoding}, {error}
+    evm_mismatch: bool = False  # coreth words an address of another chain its own way
 
     def parse_address(self, text: str) -> bytes:
-        return parse_service_address(text, self.hrp, self.chain_id, self.lookup_chain)
+        return parse_service_address(text, self.hrp, self.chain_id, self.lookup_chain, self.evm_mismatch)
 
 
-def parse_service_address(text: str, hrp: str, chain_id: bytes, lookup_chain: ChainLookup) -> bytes:
+def parse_service_address(text: str, hrp: str, chain_id: bytes, lookup_chain: ChainLookup,
+                          evm_mismatch: bool = False) -> bytes:
     """avax.ParseServiceAddress: a bare cb58 ShortID or a `<alias>-<hrp>1…` address of this chain."""
     alias, payload = parse_address_arg_with_alias(text, expected_hrp=hrp)
     if alias is not None:
         found = lookup_chain(alias)
         if found is None:
             raise FormatError(f"there is no ID with alias: {alias}")
+        if found != chain_id and evm_mismatch:
+            raise FormatError(f"expected chainID to be {go_quote(id_to_str(chain_id))} but was "
+                              f"{go_quote(id_to_str(found))}")
         if found != chain_id:
             raise FormatError(
                 f"mismatched chainIDs: expected {go_quote(id_to_str(chain_id))} but got {go_quote(id_to_str(found))}"
@@ -137,17 +146,21 @@ def paginate(utxos: UTXOSet, addrs: set[bytes], start_addr: bytes, start_utxo: b
     page: list[tuple[bytes, bytes]] = []
     seen: set[bytes] = set()
     last_addr, last_utxo = start_addr, start_utxo
+    first = True
     for addr in sorted(addrs):
         if addr < start_addr:
             continue
         after = start_utxo if addr == start_addr and start_utxo != ZERO_ID else None
         last_addr = addr
+        if utxos.end_key_per_address and not first:
+            last_utxo = ZERO_ID
+        first = False
         for utxo_id in utxos.ids_of(addr, after):
+            raw = utxos.get(utxo_id)
+            if raw is None:  # spent (an index entry left behind): AvalancheGo's index no longer has it
+                continue
             last_utxo = utxo_id
             if utxo_id in seen:
-                continue
-            raw = utxos.get(utxo_id)
-            if raw is None:
                 continue
             page.append((utxo_id, raw))
             seen.add(utxo_id)

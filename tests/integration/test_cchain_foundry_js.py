@@ -117,7 +117,7 @@ def fork_with_anvil(rpc: str, env: dict[str, str], vault: str) -> dict:
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"anvil --fork-url did not answer: {proc.stderr.read() if proc.poll() is not None else 'timeout'}")
+                    raise AssertionError(f"anvil --fork-url did not answer: {proc.stderr.read() if proc.poll() is not None else 'timeout'}") from None
                 time.sleep(0.1)
         return {"chainId": chain_id, "forkBlock": fork_block, "vault": vault, **_on_the_fork(url, env, vault)}
     finally:

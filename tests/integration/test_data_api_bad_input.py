@@ -6,7 +6,9 @@ or minimum; where the document leaves a side open, past JavaScript's safe intege
 values past 64 and 256 bits) answers 400 with NestJS's body and class-validator's sentence. The
 edges of each range answer what the operation declares, never a 5xx. Number parameters take huge,
 negative and fractional values without a 5xx, and string parameters, path and query, that name
-numbers (chain IDs, block numbers, token IDs, amounts) take numbers of any size. Page tokens of
+numbers (chain IDs, block numbers, token IDs, amounts) take numbers of any size. The deprecated
+routes served beyond the documents (/v1/teleporter/*, /v1/chains/allBlocks, …, /v1/rpcUsageMetrics)
+and an export's download are swept with their successors' parameters. Page tokens of
 any size and shape are a 400, and so are the legacy /v1/avg_tps route's timestamps past the
 safe integers. None of it changes the chains.
 """
@@ -20,6 +22,7 @@ from urllib.parse import quote
 import pytest
 from eth_account import Account
 
+from simnode.api.data import deprecated_evm, icm, usage
 from simnode.api.data.routes import NOT_SERVED, account_bound
 from simnode.config import NodeConfig
 from simnode.formats import id_to_str
@@ -78,8 +81,15 @@ BODIES = {
 }
 
 
+# the deprecated routes served beyond the documents -> the route whose parameters and answers they have
+SUCCESSORS = {**{route: current for route, (current, *_) in {**icm.DEPRECATED_ROUTES, **deprecated_evm.DEPRECATED_ROUTES,
+                                                            **usage.DEPRECATED_ROUTES}.items()},
+              "/v1/operations/{operationId}/download": "/v1/operations/{operationId}"}
+
+
 def operations() -> list[tuple[str, str, str, dict[str, Any], dict[str, Any]]]:
-    """(api, METHOD, template, operation, document) for every operation of both documents."""
+    """(api, METHOD, template, operation, document) for every operation of both documents, and
+    for each deprecated GET route (and an export's download) with its successor's operation."""
     out = []
     for api in ("data", "metrics"):
         doc = raw_document(api)
@@ -87,6 +97,8 @@ def operations() -> list[tuple[str, str, str, dict[str, Any], dict[str, Any]]]:
             for method, op in item.items():
                 if method in METHODS:
                     out.append((api, method.upper(), template, op, doc))
+    doc = raw_document("data")
+    out += [("data", "GET", route, doc["paths"][current]["get"], doc) for route, current in SUCCESSORS.items()]
     return out
 
 
@@ -160,7 +172,7 @@ def send(h, method: str, template: str, path: str, body: Any = None) -> tuple[in
         body = {}
     status, headers, raw = request(h.url, method, path, body=body)
     assert status < 500, (method, path, status, raw[:300])
-    return status, contract().check(method, path, status, headers, raw)
+    return status, contract().check(method, path, status, headers, raw, SUCCESSORS.get(template))
 
 
 def unreachable(method: str, template: str) -> bool:

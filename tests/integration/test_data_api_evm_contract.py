@@ -227,7 +227,7 @@ def test_bad_enums_page_sizes_and_unknown_chains(h, sc):
     known = "(its EVM chains: 43112, 99999)"
     for method, path in route_paths(h, sc, "1234"):
         assert nest(h, path, 404, method) == f"chain 1234 is not an EVM chain of this node {known}", path
-    assert nest(h, f"/v1/chains/X/blocks", 404) == f"chain X is not an EVM chain of this node {known}"
+    assert nest(h, "/v1/chains/X/blocks", 404) == f"chain X is not an EVM chain of this node {known}"
 
 
 def test_page_tokens_belong_to_their_route_and_filters(h, sc):

@@ -230,13 +230,7 @@ def test_unknown_and_account_bound_routes_are_json_404s(h):
     bound = [("GET", "/v1/webhooks", "webhooks"), ("POST", "/v1/webhooks", "webhooks"),
              ("PATCH", "/v1/webhooks/abc", "webhooks"), ("GET", "/v1/webhooks/abc/addresses", "webhooks"),
              ("POST", "/v1/webhooks:generateOrRotateSharedSecret", "webhooks"),
-             ("GET", "/v1/webhooks:getSharedSecret", "webhooks"),
-             ("GET", "/v1/apiLogs", "Data API usage metrics"), ("GET", "/v1/apiUsageMetrics", "Data API usage metrics"),
-             ("GET", "/v1/rpcUsageMetrics", "RPC usage metrics"),
-             ("GET", "/v1/subnetRpcUsageMetrics", "RPC usage metrics"),
-             ("GET", "/v1/primaryNetworkRpcUsageMetrics", "RPC usage metrics"),
-             ("GET", "/v1/operations/abc", "export operations"),
-             ("POST", "/v1/operations/transactions:export", "export operations")]
+             ("GET", "/v1/webhooks:getSharedSecret", "webhooks")]
     for method, path, feature in bound:
         body = unknown_route(base, path, method)
         assert body["message"] == (f"{method} {path} is an account-bound route of the hosted Data API ({feature}): "

@@ -13,7 +13,7 @@ from simnode.genesis import load_network_genesis
 from simnode.store import Store
 from simnode.vms.avm.state import ChainState
 from simnode.vms.avm.builder import Spend, XContext, base_fields, sign, sorted_spends, transfer_input
-from simnode.vms.avm.builder import owner as owners
+from simnode.vms.avm.builder import owner as owners  # noqa: F401 - re-exported to the tests
 from simnode.vms.avm.txs import BaseTx, Tx
 from simnode.vms.avm.vm import XChainVM
 from simnode.vms.chain import ChainContext

@@ -113,7 +113,8 @@ def test_secp_mint_rejections(vm):
     asset, mint = _variable_cap_asset(vm)
     wallet = _wallet(vm)
 
-    def mint_op(to_amount: int = 5, minter=owners(ADDR1), asset_id: bytes = asset, utxo: UTXO = mint) -> Operation:
+    def mint_op(to_amount: int = 5, minter=owners(ADDR1),  # noqa: B008 - an immutable owner, made once
+                asset_id: bytes = asset, utxo: UTXO = mint) -> Operation:
         return _op(asset_id, utxo, MintOperation(Input((0,)), MintOutput(minter), TransferOutput(to_amount, owners(ADDR2))))
 
     # Signed by someone who is not the minter.

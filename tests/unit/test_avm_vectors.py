@@ -198,7 +198,8 @@ def test_genesis_state():
         {"txID": "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe", "outputIndex": 1}]}
     assert svc.get_height({}) == {"height": "0"}
     genesis_block = svc.get_block_by_height({"height": "0", "encoding": "json"})["block"]
-    assert genesis_block["height"] == 0 and genesis_block["time"] == 1607144400 and genesis_block["txs"] == []
+    # AvalancheGo v1.14.2 answers "txs": null for the genesis block (tests/vectors/avalanchego_answers)
+    assert genesis_block["height"] == 0 and genesis_block["time"] == 1607144400 and genesis_block["txs"] is None
     assert genesis_block["parentID"] == "11111111111111111111111111111111LpoYY"
     # The AVAX asset's genesis tx is readable like any tx.
     tx = svc.get_tx({"txID": "2fombhL7aGPwj3KH4bfrmJwW6PVnMobf9Y2fn9GwxiAAJyFDbe", "encoding": "json"})["tx"]

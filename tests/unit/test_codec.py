@@ -509,7 +509,7 @@ def test_negative_vectors(base: str) -> None:
     def parse(variant: str) -> Any:
         return parse_signed(hexbytes(vector(f"{base}.{variant}")["signedTxHex"]), reg)
 
-    with pytest.raises(CodecError, match="^trailing buffer space$"):
+    with pytest.raises(CodecError, match=r"^trailing buffer space: read \d+ provided \d+$"):
         parse("trailing_byte")
     with pytest.raises(CodecError, match="insufficient length"):
         parse("truncated_1_byte")

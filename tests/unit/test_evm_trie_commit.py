@@ -330,7 +330,7 @@ def _run_blocks() -> list[bytes]:
     for block in range(12):
         for n in range(block % 4 + 1):
             to = (block * 31 + n + 1).to_bytes(20, "big")
-            send(EWOQ, lambda a, nonce: signed(a, nonce, to=to, value=n + 1))
+            send(EWOQ, lambda a, nonce: signed(a, nonce, to=to, value=n + 1))  # noqa: B023 - called at once
         token_transfer(KEYS[block % 4], addr[KEYS[(block + 1) % 4].address], 7 + block)
         if block % 3 == 0:
             token_transfer(KEYS[3], (0xABC0 + block).to_bytes(20, "big"), 1)

@@ -16,6 +16,7 @@ from simnode.vms.platform.builder import PBuilder, address_of
 from simnode.vms.platform.state import EMPTY_NODE_ID
 from simnode.vms.platform.vm import IssueError
 from simnode.warp import acp77, signatures
+from simnode.warp.errors import WarpError
 from simnode.warp.justification import SubnetIDIndex, encode_justification
 from simnode.warp.message import BitSetSignature, SignedMessage, UnsignedMessage
 from simnode.warp.payload import AddressedCall, Hash, parse_addressed_call
@@ -449,7 +450,7 @@ def test_validator_set_at_a_past_height_signs():
     now = l1.aggregator.aggregate(AggregationRequest(conversion.encoded, l1.subnet))
     assert now.signature.num_signers() == 1  # 300 of 400 alone is enough now
     assert bls.public_key(blskey(3)) in [v.public_key for v in vm.state.warp_set(l1.subnet, vm.height).validators]
-    with pytest.raises(Exception):
+    with pytest.raises(WarpError, match="signature weight is insufficient"):
         signatures.verify(old, vm.network_id, vm.state.warp_set(l1.subnet, vm.height), 67, 100)
 
 

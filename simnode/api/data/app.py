@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from aiohttp import web
 
+from ..request_log import CREDITS, api_key
 from .context import NULL, RequestContext
 from .errors import ApiError, error_body
 from .health import HealthDown
@@ -35,6 +36,7 @@ from .ratelimit import THROTTLED, RateLimiter
 from .resolve import blockchain_param
 from .routes import HANDLERS, NOT_SERVED, account_bound, extra_operations
 from .spec import DATA, METRICS, RouteTable, document, document_operations, split_path
+from .usage import api_credits
 
 if TYPE_CHECKING:
     from ..node_services import NodeServices
@@ -99,6 +101,7 @@ class DataAPI:
                 raise ApiError(404, f"Cannot {request.method} {request.raw_path}")
             op, path_params = found
             array_messages, operation = op.api == METRICS, op.operation_id
+            request[CREDITS] = api_credits(op)
             if self.limiter is not None:
                 verdict = self.limiter.hit(self._tracker(request))
                 headers = verdict.headers
@@ -110,6 +113,7 @@ class DataAPI:
             body = validate_body(op.body, await self._json_body(request)) if op.body is not None else None
             tokens = self.uuid_tokens if op.api == METRICS else self.signed_tokens
             ctx = RequestContext.read(self.node, op, params, body, self._base_url(request), tokens, self.memo)
+            ctx.caller_key = api_key(request.headers)
             handler = HANDLERS.get(op.key)
             if handler is None:
                 raise ApiError(404, f"{op.method} {op.template} is a route of the {op.api.title()} API that "
@@ -117,6 +121,8 @@ class DataAPI:
             result = handler(ctx)
             if inspect.isawaitable(result):
                 result = await result
+            if isinstance(result, web.StreamResponse):  # a file (an export's CSV)
+                return result
             if result is None:  # an operation without a response body (NestJS's void handler)
                 return web.Response(status=op.success_status, headers=headers)
             return json_response(op.success_status, drop_none(result), headers)

@@ -12,6 +12,7 @@ from .pages import binding_of
 from .spec import Operation
 
 if TYPE_CHECKING:
+    from ...store import Store
     from ..node_services import NodeServices
 
 
@@ -39,6 +40,7 @@ class RequestContext:
     tokens: PageTokens
     memo: dict[str, Any]            # what handlers keep between requests, by name
     cursor: Any = None              # what the request's pageToken carried; None on a first page
+    caller_key: str | None = None   # the API key the request came with (request_log.api_key)
 
     @classmethod
     def read(cls, node: NodeServices, op: Operation, params: dict[str, Any], body: dict[str, Any] | None,
@@ -49,6 +51,13 @@ class RequestContext:
         if token:
             ctx.cursor = tokens.read(ctx._binding(), token)
         return ctx
+
+    @property
+    def store(self) -> Store:
+        """The node's store: a node serves requests only once started, when it has one."""
+        store = self.node.store
+        assert store is not None
+        return store
 
     def _binding(self) -> bytes:
         return binding_of(self.op.method, self.op.template, self.params)

@@ -38,6 +38,6 @@ def list_block_transactions(ctx: RequestContext) -> dict[str, Any]:
 
 def list_latest_blocks_all_chains(ctx: RequestContext) -> dict[str, Any]:
     jsons = every_chain_json(ctx)
-    page = page_of(ctx, lambda cursor: all_blocks(ctx.node.store, ctx.params["pageSize"], cursor))
+    page = page_of(ctx, lambda cursor: all_blocks(ctx.store, ctx.params["pageSize"], cursor))
     return ctx.paged({"blocks": [jsons[b.chain_id].block(b) for b in page.items if b.chain_id in jsons]},
                      page.next)

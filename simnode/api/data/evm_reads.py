@@ -53,7 +53,7 @@ def evm_request(ctx: RequestContext) -> IndexedChain:
     """The chain `{chainId}` names (404 if none, 503 while it loads) and its index (503 without one)."""
     ref = ctx.params["chainId"]
     chain = ready_evm_chain(ctx.node, ref)
-    store = ctx.node.store
+    store = ctx.store
     if ctx.node.indexer is None or store is None:
         raise index_off()
     return IndexedChain(chain, EvmIndex(store, chain.chain_id), ref, str(evm_chain_id_of(ctx.node, chain)))
@@ -70,7 +70,7 @@ def json_of(ctx: RequestContext, ev: IndexedChain) -> EvmJson:
 
 def every_chain_json(ctx: RequestContext) -> dict[bytes, EvmJson]:
     """A formatter for each EVM chain of the node, by blockchain ID (the lists across chains)."""
-    store = ctx.node.store
+    store = ctx.store
     if ctx.node.indexer is None or store is None:
         raise index_off()
     out = {}

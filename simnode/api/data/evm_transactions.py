@@ -43,6 +43,6 @@ def get_transaction(ctx: RequestContext) -> dict[str, Any]:
 def list_latest_transactions_all_chains(ctx: RequestContext) -> dict[str, Any]:
     jsons = every_chain_json(ctx)
     status = STATUS.get(ctx.params.get("status", ""))
-    page = page_of(ctx, lambda cursor: all_transactions(ctx.node.store, ctx.params["pageSize"], cursor, status))
+    page = page_of(ctx, lambda cursor: all_transactions(ctx.store, ctx.params["pageSize"], cursor, status))
     return ctx.paged({"transactions": [jsons[tx.chain_id].native_tx(tx) for tx in page.items
                                        if tx.chain_id in jsons]}, page.next)

@@ -55,9 +55,9 @@ def _optional_chain(ctx: RequestContext, name: str) -> bytes | None:
 
 
 def _store(ctx: RequestContext) -> Any:
-    if ctx.node.indexer is None or ctx.node.store is None:
+    if ctx.node.indexer is None or ctx.store is None:
         raise index_off()
-    return ctx.node.store
+    return ctx.store
 
 
 def _evm_ids(ctx: RequestContext) -> dict[bytes, str]:
@@ -70,7 +70,7 @@ def _tx(tx: IcmTx) -> dict[str, Any]:
 
 def _reward(ctx: RequestContext, m: IcmMessage) -> dict[str, Any]:
     token = m.fee_token if m.fee_token is not None else ZERO_ADDRESS
-    meta = EvmIndex(ctx.node.store, m.source).token(token) if token != ZERO_ADDRESS else None
+    meta = EvmIndex(ctx.store, m.source).token(token) if token != ZERO_ADDRESS else None
     return {"address": checksum(token), "name": (meta.name if meta else None) or "",
             "symbol": (meta.symbol if meta else None) or "", "decimals": (meta.decimals if meta else None) or 0,
             "ercType": "ERC-20", "value": str(m.fee_amount)}

@@ -18,7 +18,7 @@ def index_store(ctx: RequestContext) -> Any:
     if ctx.node.indexer is None:
         raise unavailable("this node runs with --no-index: the Metrics API has no data (run `simnode reindex` "
                           "with the node stopped, then start it without --no-index)")
-    return ctx.node.store
+    return ctx.store
 
 
 def time_bounds(ctx: RequestContext, start_name: str = "startTimestamp",

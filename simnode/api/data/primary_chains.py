@@ -136,7 +136,7 @@ def subnet_json(ctx: RequestContext, r: query.Record) -> dict[str, Any]:
         "ownerAddresses": owners, "threshold": threshold, "locktime": locktime,
         "subnetOwnershipInfo": {"locktime": locktime, "threshold": threshold, "addresses": owners},
         "isL1": rec["l1"] is not None,
-        "blockchains": [blockchain_json(c) for c in query.subnet_chains(ctx.node.store, ZERO_ID, rec["id"])],
+        "blockchains": [blockchain_json(c) for c in query.subnet_chains(ctx.store, ZERO_ID, rec["id"])],
     }
     if rec["l1"] is not None:
         manager_chain, manager_address = rec["mgr"]
@@ -148,7 +148,7 @@ def subnet_json(ctx: RequestContext, r: query.Record) -> dict[str, Any]:
 
 def list_subnets(ctx: RequestContext) -> dict[str, Any]:
     index_on(ctx)
-    page = listing(ctx, query.subnets, ctx.node.store, ZERO_ID, ctx.params["pageSize"],
+    page = listing(ctx, query.subnets, ctx.store, ZERO_ID, ctx.params["pageSize"],
                    reverse=ctx.params.get("sortOrder") == "desc")
     return ctx.paged({"subnets": [subnet_json(ctx, r) for r in page.items]}, page.next)
 
@@ -156,7 +156,7 @@ def list_subnets(ctx: RequestContext) -> dict[str, Any]:
 def get_subnet(ctx: RequestContext) -> dict[str, Any]:
     index_on(ctx)
     ref = ctx.params["subnetId"]
-    found = query.subnet(ctx.node.store, ZERO_ID, parse_id(ref, "subnetId"))
+    found = query.subnet(ctx.store, ZERO_ID, parse_id(ref, "subnetId"))
     if found is None:
         raise not_found(f"subnet {ref} not found")
     return subnet_json(ctx, found)
@@ -164,7 +164,7 @@ def get_subnet(ctx: RequestContext) -> dict[str, Any]:
 
 def list_blockchains(ctx: RequestContext) -> dict[str, Any]:
     index_on(ctx)
-    page = listing(ctx, query.blockchains, ctx.node.store, ZERO_ID, ctx.params["pageSize"],
+    page = listing(ctx, query.blockchains, ctx.store, ZERO_ID, ctx.params["pageSize"],
                    reverse=ctx.params.get("sortOrder") == "desc")
     return ctx.paged({"blockchains": [blockchain_json(r) for r in page.items]}, page.next)
 
@@ -181,7 +181,7 @@ def get_blockchain(ctx: RequestContext) -> dict[str, Any]:
         except FormatError:
             raise bad_request(
                 f"blockchainId must be a cb58 blockchain ID or p-chain, x-chain, c-chain: {ref}") from None
-    found = query.blockchain(ctx.node.store, ZERO_ID, cid)
+    found = query.blockchain(ctx.store, ZERO_ID, cid)
     if found is None:
         raise not_found(f"blockchain {ref} not found")
     return blockchain_json(found)

@@ -59,7 +59,7 @@ class Stakes:
         self.ctx = ctx
         self.vm = primary_chain(ctx, P_CHAIN)
         self.now = ctx.node.clock.now()
-        self.db = ctx.node.store
+        self.db = ctx.store
         self._totals: dict[bytes, int] = {}
 
     def capacity_of(self, rec: dict) -> int | None:
@@ -205,7 +205,7 @@ def list_l1_validators(ctx: RequestContext) -> dict[str, Any]:
     p = ctx.params
     index_on(ctx)
     vm = primary_chain(ctx, P_CHAIN)
-    db = ctx.node.store
+    db = ctx.store
     include = bool(p.get("includeInactiveL1Validators"))
     subnet = _subnet_param(ctx)
     node_id = parse_node_ids(p["nodeId"], "nodeId")[0] if p.get("nodeId") else None
@@ -251,7 +251,7 @@ def historical_rewards(ctx: RequestContext) -> dict[str, Any]:
     index_on(ctx)
     addresses, nodes = _reward_filters(ctx)
     assets = Assets(ctx.node)
-    page = listing(ctx, query.rewards, ctx.node.store, ZERO_ID, ctx.params["pageSize"], reverse=_desc(ctx),
+    page = listing(ctx, query.rewards, ctx.store, ZERO_ID, ctx.params["pageSize"], reverse=_desc(ctx),
                    addresses=addresses, nodes=nodes)
     out = []
     for u, staker in page.items:

@@ -24,7 +24,6 @@ from ...formats.ids import ZERO_ID, id_to_str, node_id_from_str
 from ...formats.errors import FormatError
 from ...index.evm.query import EvmIndex
 from ...index.primary import query
-from ...vms.avm.txs import parse_tx as parse_x_tx
 from ...vms.platform import txs as pt
 from ...vms.platform.tx_parts import ProofOfPossession
 from .context import RequestContext
@@ -73,12 +72,12 @@ def blocks_of(ctx: RequestContext, name: str) -> dict[str, Any]:
     primary_chain(ctx, name)
     start, end = p.get("startTimestamp"), p.get("endTimestamp")
     if name == C_CHAIN:
-        ix = EvmIndex(ctx.node.store, chain_id(ctx.node, C_CHAIN))
+        ix = EvmIndex(ctx.store, chain_id(ctx.node, C_CHAIN))
         page = listing(ctx, ix.blocks, p["pageSize"])
         items = [_c_block_json(ctx, ix, b.number) for b in page.items
                  if (start is None or b.timestamp >= start) and (end is None or b.timestamp <= end)]
         return ctx.paged({"blocks": [i for i in items if i], "chainInfo": chain_info(ctx, name)}, page.next)
-    page = listing(ctx, query.blocks, ctx.node.store, chain_id(ctx.node, name), p["pageSize"], start=start, end=end)
+    page = listing(ctx, query.blocks, ctx.store, chain_id(ctx.node, name), p["pageSize"], start=start, end=end)
     return ctx.paged({"blocks": [_block_json(b) for b in page.items], "chainInfo": chain_info(ctx, name)}, page.next)
 
 
@@ -104,7 +103,7 @@ def get_block(ctx: RequestContext) -> dict[str, Any]:
     if digits and height is None:  # past the last u64: no chain gets there
         raise not_found(f"block {ref} not found on the {NAMES[name]}")
     if name == C_CHAIN:
-        ix = EvmIndex(ctx.node.store, chain_id(ctx.node, C_CHAIN))
+        ix = EvmIndex(ctx.store, chain_id(ctx.node, C_CHAIN))
         if height is not None:
             found = _c_block_json(ctx, ix, height)
         elif ref[:2].lower() == "0x" and len(ref) == 66:
@@ -116,9 +115,9 @@ def get_block(ctx: RequestContext) -> dict[str, Any]:
     else:
         cid = chain_id(ctx.node, name)
         if height is not None:
-            b = query.block(ctx.node.store, cid, height)
+            b = query.block(ctx.store, cid, height)
         else:
-            b = query.block_by_id(ctx.node.store, cid, parse_id(ref, "blockId"))
+            b = query.block_by_id(ctx.store, cid, parse_id(ref, "blockId"))
         found = None if b is None else _block_json(b)
     if found is None:
         raise not_found(f"block {ref} not found on the {NAMES[name]}")
@@ -134,7 +133,7 @@ class TxFormatter:
     def __init__(self, ctx: RequestContext, name: str) -> None:
         self.ctx = ctx
         self.name = name
-        self.db = ctx.node.store
+        self.db = ctx.store
         self.cid = chain_id(ctx.node, name)
         self.assets = Assets(ctx.node)
         self.now = ctx.node.clock.now()
@@ -329,7 +328,7 @@ def list_txs(ctx: RequestContext) -> dict[str, Any]:
         if name != P_CHAIN:
             raise bad_request("l1ValidationId is only applicable to the P-Chain")
         vid = parse_id(p["l1ValidationId"], "l1ValidationId")
-    page = listing(ctx, query.txs, ctx.node.store, fmt.cid, p["pageSize"], reverse=_desc(ctx), addresses=addresses,
+    page = listing(ctx, query.txs, ctx.store, fmt.cid, p["pageSize"], reverse=_desc(ctx), addresses=addresses,
                    types=set(p.get("txTypes") or ()), start=p.get("startTimestamp"), end=p.get("endTimestamp"),
                    validation_id=vid)
     return ctx.paged({"transactions": [fmt(r) for r in page.items], "chainInfo": chain_info(ctx, name)}, page.next)
@@ -339,7 +338,7 @@ def get_tx(ctx: RequestContext) -> dict[str, Any]:
     name, ref = ctx.params["blockchainId"], ctx.params["txHash"]
     index_on(ctx)
     fmt = TxFormatter(ctx, name)
-    row = query.tx(ctx.node.store, fmt.cid, parse_id(ref, "txHash"))
+    row = query.tx(ctx.store, fmt.cid, parse_id(ref, "txHash"))
     if row is None:
         raise not_found(f"transaction {ref} not found on the {NAMES[name]}")
     return fmt(row)
@@ -350,7 +349,7 @@ def list_staking(ctx: RequestContext) -> dict[str, Any]:
     index_on(ctx)
     fmt = TxFormatter(ctx, P_CHAIN)
     addresses = parse_addresses(ctx.node, p.get("addresses"), P_CHAIN)
-    page = listing(ctx, query.staking_txs, ctx.node.store, ZERO_ID, addresses, p["pageSize"], reverse=_desc(ctx),
+    page = listing(ctx, query.staking_txs, ctx.store, ZERO_ID, addresses, p["pageSize"], reverse=_desc(ctx),
                    now=fmt.now, types=set(p.get("txTypes") or ()), start=p.get("startTimestamp"),
                    end=p.get("endTimestamp"))
     return ctx.paged({"transactions": [fmt(r) for r in page.items], "chainInfo": chain_info(ctx, P_CHAIN)}, page.next)
@@ -362,7 +361,7 @@ def list_staking(ctx: RequestContext) -> dict[str, Any]:
 def get_asset(ctx: RequestContext) -> dict[str, Any]:
     index_on(ctx)
     ref = ctx.params["assetId"]
-    found = query.asset(ctx.node.store, chain_id(ctx.node, X_CHAIN), parse_id(ref, "assetId"))
+    found = query.asset(ctx.store, chain_id(ctx.node, X_CHAIN), parse_id(ref, "assetId"))
     if found is None:
         raise not_found(f"asset {ref} not found on the X-Chain")
     return asset_json(parse_id(ref, "assetId"), found)
@@ -373,9 +372,9 @@ def asset_txs(ctx: RequestContext) -> dict[str, Any]:
     index_on(ctx)
     asset_id = parse_id(p["assetId"], "assetId")
     fmt = TxFormatter(ctx, X_CHAIN)
-    if query.asset(ctx.node.store, fmt.cid, asset_id) is None:
+    if query.asset(ctx.store, fmt.cid, asset_id) is None:
         raise not_found(f"asset {p['assetId']} not found on the X-Chain")
-    page = listing(ctx, query.txs, ctx.node.store, fmt.cid, p["pageSize"], reverse=True, asset=asset_id,
+    page = listing(ctx, query.txs, ctx.store, fmt.cid, p["pageSize"], reverse=True, asset=asset_id,
                    types=set(p.get("txTypes") or ()), start=p.get("startTimestamp"), end=p.get("endTimestamp"))
     return ctx.paged({"transactions": [fmt(r) for r in page.items], "chainInfo": chain_info(ctx, X_CHAIN)}, page.next)
 

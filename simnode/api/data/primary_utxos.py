@@ -24,7 +24,7 @@ from ...formats.ids import id_to_str
 from ...index.primary import query
 from .context import RequestContext
 from .errors import bad_request, not_found
-from .primary import (MAX_ADDRESSES, MAX_ADDRESSES_V2, NAMES, Assets, add, chain_id, chain_info, index_on,
+from .primary import (MAX_ADDRESSES, MAX_ADDRESSES_V2, NAMES, Assets, chain_id, chain_info, index_on,
                       listing, parse_addresses, parse_id, primary_chain, real_chain_id, split_list, utxo_json)
 from .resolve import C_CHAIN, P_CHAIN, X_CHAIN
 
@@ -51,7 +51,7 @@ def utxos(ctx: RequestContext, text: str | None, limit: int) -> dict[str, Any]:
             raise bad_request("assetId is only applicable to the X-Chain")
         asset = parse_id(p["assetId"], "assetId")
     min_amount = -int(-p.get("minUtxoAmount", 0) // 1)  # nAVAX, inclusive: 1.5 admits 2 and up
-    page = listing(ctx, query.utxos, ctx.node.store, chain_id(ctx.node, name), addrs, p["pageSize"],
+    page = listing(ctx, query.utxos, ctx.store, chain_id(ctx.node, name), addrs, p["pageSize"],
                    reverse=p.get("sortOrder", "desc") == "desc", by_amount=p.get("sortBy") == "amount",
                    include_spent=bool(p.get("includeSpent")), asset=asset, min_amount=min_amount)
     assets = Assets(ctx.node)
@@ -73,7 +73,7 @@ def balances(ctx: RequestContext) -> dict[str, Any]:
     now = ctx.node.clock.now() if at is None else at
     cid = chain_id(ctx.node, name)
     # before the epoch nothing was held (the index's times are unsigned)
-    held = [] if at is not None and at < 0 else query.utxos_at(ctx.node.store, cid, addrs, at)
+    held = [] if at is not None and at < 0 else query.utxos_at(ctx.store, cid, addrs, at)
     assets = Assets(ctx.node)
     if name == P_CHAIN:
         result = p_balances(held, cid, now, assets)
@@ -157,7 +157,7 @@ def activity(ctx: RequestContext, text: str | None, limit: int) -> dict[str, Any
     name = ctx.params["blockchainId"]
     index_on(ctx)
     addrs = parse_addresses(ctx.node, text, name, limit=limit)
-    found = query.last_activity(ctx.node.store, chain_id(ctx.node, name), addrs)
+    found = query.last_activity(ctx.store, chain_id(ctx.node, name), addrs)
     if found is None:
         raise not_found(f"no UTXO of these addresses was made or spent on the {NAMES[name]}")
     time, uid, consumed, tx_id, height = found
@@ -174,6 +174,6 @@ def list_chain_ids(ctx: RequestContext) -> dict[str, Any]:
     out = []
     for text, a in zip(texts, addrs):
         touched = [real_chain_id(network, name) for name in (P_CHAIN, X_CHAIN, C_CHAIN)
-                   if query.has_activity(ctx.node.store, chain_id(ctx.node, name), a)]
+                   if query.has_activity(ctx.store, chain_id(ctx.node, name), a)]
         out.append({"address": text, "blockchainIds": touched})
     return {"addresses": out}

@@ -10,8 +10,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from . import (aggregator, balances, chains, evm_addresses, evm_balances, evm_blocks, evm_contracts, evm_metrics,
-               evm_nfts, evm_transactions, health, icm, icm_metrics, primary_routes, staking_metrics)
+from . import (aggregator, balances, chains, deprecated_evm, evm_addresses, evm_balances, evm_blocks, evm_contracts,
+               evm_metrics, evm_nfts, evm_transactions, export_routes, health, icm, icm_metrics, primary_routes,
+               staking_metrics, usage, validator_addresses)
 from .context import RequestContext
 from .spec import Operation
 
@@ -83,6 +84,10 @@ HANDLERS: dict[tuple[str, str], Handler] = {
     ("GET", "/v1/teleporter/messages/{messageId}"): icm.get_teleporter_message,
     ("GET", "/v1/teleporter/messages"): icm.list_teleporter_messages,
     ("GET", "/v1/teleporter/addresses/{address}/messages"): icm.list_teleporter_address_messages,
+    ("GET", "/v2/subnets/{subnetId}/validators:getAddresses"): validator_addresses.validator_addresses,
+    **deprecated_evm.HANDLERS,
+    **usage.ROUTES,
+    **export_routes.ROUTES,
 }
 
 # Routes of the documents this node does not serve, and why: a 404 saying so.
@@ -97,16 +102,15 @@ NOT_SERVED: dict[tuple[str, str], str] = {
 
 def extra_operations() -> list[Operation]:
     """Routes served beyond the two documents: the legacy /v1/avg_tps/{chainId} and the deprecated
-    /v1/teleporter/* routes."""
-    return evm_metrics.legacy_operations() + icm.deprecated_operations()
+    /v1/teleporter/*, EVM (/v1/chains/allBlocks, …) and /v1/rpcUsageMetrics routes, and the
+    download of an export operation's file."""
+    return (evm_metrics.legacy_operations() + icm.deprecated_operations() + deprecated_evm.deprecated_operations()
+            + usage.deprecated_operations() + export_routes.download_operations())
 
-# The hosted service's routes that belong to an account (its API keys, webhooks, usage and export
-# jobs), including the deprecated ones the SDKs still call: they have no meaning on a local node.
+# The hosted service's routes that belong to an account (its webhooks, notifications), including
+# the deprecated ones the SDKs still call: they have no meaning on a local node.
 _ACCOUNT_BOUND = (
     (re.compile(r"/v1/webhooks(:[^/]*|/.*)?\Z", re.IGNORECASE), "webhooks"),
-    (re.compile(r"/v1/(apiLogs|apiUsageMetrics)\Z", re.IGNORECASE), "Data API usage metrics"),
-    (re.compile(r"/v1/(rpc|subnetRpc|primaryNetworkRpc)UsageMetrics\Z", re.IGNORECASE), "RPC usage metrics"),
-    (re.compile(r"/v1/operations/.+\Z", re.IGNORECASE), "export operations"),
     (re.compile(r"/v1/notifications(/.*)?\Z", re.IGNORECASE), "notifications"),
 )
 

@@ -42,6 +42,7 @@ class Operation:
     body: BodySpec | None
     success_status: int
     segments: tuple[Any, ...] = field(repr=False)  # str (literal, lower-cased) or re.Pattern
+    weight: str = ""           # x-execution-weight: what a call costs on the hosted API (usage.py)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -61,7 +62,8 @@ def make_operation(api: str, method: str, template: str, op: dict[str, Any], doc
     body = compile_body(op["requestBody"], doc) if "requestBody" in op else None
     success = min(int(code) for code in op.get("responses", {"200": None}) if code.startswith("2"))
     segments = tuple(_segment(s) for s in template.strip("/").split("/"))
-    return Operation(api, method.upper(), template, op.get("operationId", template), params, body, success, segments)
+    return Operation(api, method.upper(), template, op.get("operationId", template), params, body, success, segments,
+                     op.get("x-execution-weight", ""))
 
 
 def document_operations(api: str) -> list[Operation]:

@@ -17,6 +17,7 @@ from ...crypto.hashing import keccak256
 from ...store import Batch, pack, unpack
 from ...vms.evm import rlpcodec
 from ...vms.evm.headers import HeaderRules, decoded_header
+from ...vms.evm.receipts import ReceiptRow
 from ..keys import big, from_sbig, sbig, u8, u16, u32, u64
 from .tokens import metadata, probe_standard, token_uri
 from .layout import (ERC20, ERC721, ERC1155, F_CREATE, F_CREATE2, FRAME_KINDS, GLOBAL_BLOCKS, GLOBAL_TX_STATUS,
@@ -211,7 +212,7 @@ class _Block:
 
     # ------------------------------------------------------------------ txs
 
-    def tx(self, idx: int, raw: bytes, sender: bytes, receipt: list, frames: list[list] | None) -> int:
+    def tx(self, idx: int, raw: bytes, sender: bytes, receipt: ReceiptRow, frames: list[list] | None) -> int:
         """Index one tx; returns the fees it paid."""
         sp, ch, cid = self.sp, self.ch, self.cid
         type_id, nonce, gas, to, value, data, max_fee, tip = decode_tx(raw)
@@ -231,8 +232,8 @@ class _Block:
         if not to and contract and status:
             self.created(contract, pos, idx, 0, h, sender, sender, F_CREATE)
         for lg in logs:
-            for sub, item in enumerate(log_transfers(lg[1], lg[2])):
-                self.transfer(pos, sub, item, lg[0], h)
+            for sub, item in enumerate(log_transfers(lg.topics, lg.data)):
+                self.transfer(pos, sub, item, lg.address, h)
                 touched.add(item[1])
                 touched.add(item[2])
             self.log_index += 1
@@ -255,7 +256,7 @@ def index_block(source: Source, row: dict, batch: Batch) -> int:
     cumulative = unpack(prev)[-1] if prev is not None else 0
     txs = row["txs"]
     senders = row["from"]
-    receipts = row["rc"]
+    receipts = [ReceiptRow.decode(rc) for rc in row["rc"]]
     traces = row.get("ct")
     fees = 0
     for i, raw in enumerate(txs):

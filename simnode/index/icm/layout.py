@@ -31,6 +31,8 @@ list shows the sent entry, and the received entry only when the source chain is 
 
 from __future__ import annotations
 
+from typing import Any, NamedTuple
+
 from ..keys import GLOBAL, table
 
 SENT = table(GLOBAL, b"Im")
@@ -44,6 +46,44 @@ BY_ADDRESS = table(GLOBAL, b"Ia")
 COUNTS = table(GLOBAL, b"Iu")
 PAIR_TOTALS = table(GLOBAL, b"Ip")
 PAIR_RUNNING = table(GLOBAL, b"Iq")
+
+
+
+class SentRow(NamedTuple):
+    """An Im/<id> row (stored as a msgpack array in this order)."""
+    destination: bytes
+    nonce: bytes
+    sender: bytes
+    receiver: bytes
+    message: bytes
+    receipts: list[Any]
+    fee_token: bytes
+    fee_amount: bytes
+    tx_hash: bytes
+    ms: int
+    gas_used: int
+    source: bytes
+
+
+class ReceivedRow(NamedTuple):
+    """An Ir/<id> row (stored as a msgpack array in this order)."""
+    source: bytes
+    nonce: bytes
+    sender: bytes
+    receiver: bytes
+    message: bytes
+    receipts: list[Any]
+    tx_hash: bytes
+    ms: int
+    gas_used: int
+    deliverer: bytes
+    reward_redeemer: bytes
+    executed: bool
+    destination: bytes
+
+
+SENT_FEE_AMOUNT = SentRow._fields.index("fee_amount")
+RECEIVED_EXECUTED = ReceivedRow._fields.index("executed")
 
 SIDE_SENT, SIDE_RECEIVED = 0, 1
 AT_WIDTH = 8 + 32 + 8 + 4 + 1

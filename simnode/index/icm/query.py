@@ -19,7 +19,7 @@ from ...store import unpack
 from ..keys import num, u8, u64
 from ..page import CursorError, Page, Readable
 from .layout import (AT_WIDTH, BY_ADDRESS, BY_CHAIN, BY_DESTINATION, BY_SOURCE, BY_TIME, COUNTS, PAIR_RUNNING,
-                     PAIR_TOTALS, RECEIPT, RECEIVED, SENT, SIDE_RECEIVED)
+                     PAIR_TOTALS, RECEIPT, RECEIVED, SENT, SIDE_RECEIVED, ReceivedRow, SentRow)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,21 +58,24 @@ def message(db: Readable, message_id: bytes) -> IcmMessage | None:
     sent_raw, received_raw = db.get(SENT + message_id), db.get(RECEIVED + message_id)
     if sent_raw is None and received_raw is None:
         return None
-    sent = unpack(sent_raw) if sent_raw is not None else None
-    received = unpack(received_raw) if received_raw is not None else None
-    base = sent if sent is not None else received
-    nonce, sender, receiver, data, receipts = base[1:6]
+    sent = SentRow(*unpack(sent_raw)) if sent_raw is not None else None
+    received = ReceivedRow(*unpack(received_raw)) if received_raw is not None else None
     delivery = None
     if received is not None:
-        delivery = IcmDelivery(IcmTx(received[6], received[7], received[8]), received[9], received[10], received[11])
+        delivery = IcmDelivery(IcmTx(received.tx_hash, received.ms, received.gas_used), received.deliverer,
+                               received.reward_redeemer, received.executed)
+    base: SentRow | ReceivedRow
     if sent is not None:
-        source, destination = sent[11], sent[0]
-        fee_token, fee_amount, sent_tx = sent[6], num(sent[7]), IcmTx(sent[8], sent[9], sent[10])
+        base = sent
+        fee_token, fee_amount, sent_tx = sent.fee_token, num(sent.fee_amount), IcmTx(sent.tx_hash, sent.ms,
+                                                                                     sent.gas_used)
     else:
-        source, destination = received[0], received[12]
+        assert received is not None
+        base = received
         fee_token, fee_amount, sent_tx = None, 0, None
-    return IcmMessage(message_id, source, destination, num(nonce), sender, receiver, data,
-                      tuple((num(n), relayer) for n, relayer in receipts), fee_token, fee_amount, sent_tx, delivery,
+    return IcmMessage(message_id, base.source, base.destination, num(base.nonce), base.sender, base.receiver,
+                      base.message, tuple((num(n), relayer) for n, relayer in base.receipts), fee_token, fee_amount,
+                      sent_tx, delivery,
                       db.get(RECEIPT + message_id) is not None)
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from ...store import Batch, pack, unpack
 from ...vms.evm.headers import decoded_header
+from ...vms.evm.receipts import ReceiptRow
 from ..evm.layout import F_CREATE, F_CREATE2
 from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC
 from ..keys import big, num, u8, u64
@@ -128,7 +129,7 @@ def block_activity(row: dict) -> _Activity:
     act = _Activity()
     traces = row.get("ct")
     senders = row["from"]
-    receipts = row["rc"]
+    receipts = [ReceiptRow.decode(rc) for rc in row["rc"]]
     for i, raw in enumerate(row["txs"]):
         to = tx_to(raw)
         status, _, used, price, contract, logs = receipts[i]
@@ -143,7 +144,7 @@ def block_activity(row: dict) -> _Activity:
         if to:
             act.saw(to, ACTIVE)
         for lg in logs:
-            sides = transfer_sides(lg[1])
+            sides = transfer_sides(lg.topics)
             if sides is not None:
                 act.saw(sides[0], ACTIVE | SENDER)
                 act.saw(sides[1], ACTIVE)

@@ -9,6 +9,7 @@ parent = the Cortina stop vertex ID, height 0, time = the Cortina time, and no t
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 from dataclasses import dataclass, field
 
@@ -29,7 +30,7 @@ class StandardBlock:
     merkle_root: bytes
     txs: tuple[Tx, ...] = field(repr=False)
     bytes: bytes = field(repr=False)
-    id: bytes = b""
+    id: builtins.bytes = b""
 
 
 def build_block(parent_id: bytes, height: int, time: int, txs: tuple[Tx, ...] | list[Tx],

@@ -33,7 +33,7 @@ from simnode.formats.hexenc import JSON, decode_bytes, encode_bytes
 from simnode.formats.ids import ZERO_ID, id_from_str, id_to_str
 from simnode.vms import txjson, utxo_api
 from simnode.vms.chain import lookup_chain
-from simnode.rpc.params import bool_arg, encoding_arg, id_arg, str_arg, uint_arg
+from simnode.rpc.params import bool_arg, encoding_arg, go_quote, id_arg, str_arg, uint_arg
 
 from .blocks import StandardBlock, parse_block
 from .state import decode_utxo_cached
@@ -126,7 +126,8 @@ def tx_json(vm: XChainVM, tx: Tx) -> dict[str, Any]:
         unsigned["symbol"] = u.symbol
         unsigned["denomination"] = u.denomination
         unsigned["initialStates"] = [
-            {"fxIndex": s.fx_index, "fxID": id_to_str(FX_IDS[s.fx_index]) if s.fx_index < len(FX_IDS) else id_to_str(ZERO_ID),
+            {"fxIndex": s.fx_index,
+             "fxID": id_to_str(FX_IDS[s.fx_index]) if s.fx_index < len(FX_IDS) else id_to_str(ZERO_ID),
              "outputs": [state_json(vm, o) for o in s.outs]}
             for s in u.states
         ]
@@ -156,7 +157,7 @@ def block_json(vm: XChainVM, blk: StandardBlock) -> dict[str, Any]:
         "height": blk.height,
         "time": blk.time,
         "merkleRoot": id_to_str(blk.merkle_root),
-        "txs": [tx_json(vm, tx) for tx in blk.txs],
+        "txs": [tx_json(vm, tx) for tx in blk.txs] or None,  # Go's nil slice: the genesis block has none
         "id": id_to_str(blk.id),
     }
 
@@ -320,7 +321,8 @@ class AVMService:
         try:
             addr = self.utxo_service.parse_address(address_text)
         except FormatError as exc:
-            raise RPCError(f"problem parsing address '{address_text}': {exc}") from None
+            raise RPCError(f"problem parsing address '{address_text}': couldn't parse address "
+                           f"{go_quote(address_text)}: {exc}") from None
         asset_id = self._lookup_asset(asset_text)
         now = self.vm.clock.now()
         balance = 0
@@ -341,7 +343,8 @@ class AVMService:
         try:
             addr = self.utxo_service.parse_address(address_text)
         except FormatError as exc:
-            raise RPCError(f"problem parsing address '{address_text}': {exc}") from None
+            raise RPCError(f"problem parsing address '{address_text}': couldn't parse address "
+                           f"{go_quote(address_text)}: {exc}") from None
         now = self.vm.clock.now()
         balances: dict[bytes, int] = {}
         for utxo in self._all_utxos(addr):

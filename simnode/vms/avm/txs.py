@@ -9,6 +9,7 @@ Every error is a `TxError` whose text is AvalancheGo's.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -267,10 +268,10 @@ class Tx:
     creds: tuple[Credential, ...]
     unsigned_bytes: bytes = field(repr=False)
     bytes: bytes = field(repr=False)
-    id: bytes = field(default=b"")
+    id: builtins.bytes = field(default=b"")
 
     @property
-    def unsigned_hash(self) -> bytes:
+    def unsigned_hash(self) -> builtins.bytes:
         return hashlib.sha256(self.unsigned_bytes).digest()
 
     @property

@@ -171,7 +171,8 @@ def syntactic_verify(tx: Tx, b: Backend) -> None:
         _check_creds(tx, len(base.ins))
     elif isinstance(u, CreateAssetTx):
         name, symbol = u.name, u.symbol
-        name_len, symbol_len = len(name.encode("utf-8", "surrogateescape")), len(symbol.encode("utf-8", "surrogateescape"))
+        name_len = len(name.encode("utf-8", "surrogateescape"))
+        symbol_len = len(symbol.encode("utf-8", "surrogateescape"))
         if name_len < MIN_NAME_LEN:
             raise TxError(f"name is too short, minimum size is {MIN_NAME_LEN}")
         if name_len > MAX_NAME_LEN:

@@ -65,7 +65,8 @@ class Mempool:
         if size > MAX_TX_SIZE:
             raise TxError(f"tx too large: {id_to_str(tx_id)} size ({size}) > max size ({MAX_TX_SIZE})")
         if size > self.bytes_available:
-            raise TxError(f"mempool is full: {id_to_str(tx_id)} size ({size}) > available space ({self.bytes_available})")
+            raise TxError(f"mempool is full: {id_to_str(tx_id)} size ({size}) > "
+                          f"available space ({self.bytes_available})")
         inputs = tx.unsigned.input_utxo_ids()
         if any(i in self.consumed for i in inputs):
             raise TxError(f"tx conflicts with other tx: {id_to_str(tx_id)}")

@@ -49,7 +49,8 @@ def _spend(utxo: UTXO, keys: dict[bytes, bytes], now_s: int) -> tuple[Transferab
             signers.append(keys[addr])
     if len(idx) < out.owners.threshold:
         return None
-    return TransferableInput(utxo.tx_id, utxo.output_index, utxo.asset_id, TransferInput(out.amount, Input(tuple(idx)))), signers
+    transfer = TransferInput(out.amount, Input(tuple(idx)))
+    return TransferableInput(utxo.tx_id, utxo.output_index, utxo.asset_id, transfer), signers
 
 
 def build_import(ctx: AtomicContext, source_chain: bytes, utxos: Iterable[UTXO], to: bytes, private_keys: list[bytes],

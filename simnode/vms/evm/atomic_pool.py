@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from ...codec import CodecError
 from ...formats.ids import ZERO_ID, id_to_str
 from .. import atomic as shared
+from ..chain import ChainContext
 from .atomic_txs import (
     ATOMIC_GAS_LIMIT,
     TARGET_ATOMIC_TXS_SIZE,
@@ -48,7 +49,7 @@ MAX_SIZE = 4096  # coreth's atomic mempool size: past it a new tx is refused ("t
 class PoolChain(Protocol):
     """What the pool uses of its chain (chain.EVMChain)."""
 
-    ctx: Any
+    ctx: ChainContext
     store: Any
     clock: Any
     prefix: bytes

@@ -20,6 +20,7 @@ raises `AtomicTxError` with coreth's text.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -207,10 +208,10 @@ class AtomicTx:
     creds: tuple[Credential, ...]
     unsigned_bytes: bytes = field(repr=False)
     bytes: bytes = field(repr=False)
-    id: bytes = b""
+    id: builtins.bytes = b""
 
     @property
-    def unsigned_hash(self) -> bytes:
+    def unsigned_hash(self) -> builtins.bytes:
         return hashlib.sha256(self.unsigned_bytes).digest()
 
     @property
@@ -228,7 +229,7 @@ class AtomicTx:
             gas += COST_PER_SIGNATURE * len(u.ins)
         return gas + ATOMIC_TX_INTRINSIC_GAS
 
-    def burned(self, asset_id: bytes) -> int:
+    def burned(self, asset_id: builtins.bytes) -> int:
         u = self.unsigned
         if isinstance(u, UnsignedImportTx):
             spent = sum(o.amount for o in u.outs if o.asset_id == asset_id)
@@ -238,7 +239,7 @@ class AtomicTx:
             got = sum(i.amount for i in u.ins if i.asset_id == asset_id)
         return max(0, got - spent)
 
-    def input_utxos(self) -> set[bytes]:
+    def input_utxos(self) -> set[builtins.bytes]:
         return self.unsigned.input_utxos()
 
 
@@ -264,7 +265,7 @@ def parse_tx(data: bytes) -> AtomicTx:
 
 
 def encode_tx(unsigned: UnsignedImportTx | UnsignedExportTx, creds: Iterable[Credential]) -> AtomicTx:
-    unsigned_bytes = C_REGISTRY.marshal(unsigned)  # type: ignore[arg-type]
+    unsigned_bytes = C_REGISTRY.marshal(unsigned)
     creds = tuple(creds)
     w = Writer()
     w.u32(len(creds))
@@ -278,7 +279,7 @@ def sign_tx(unsigned: UnsignedImportTx | UnsignedExportTx, keys: list[list[bytes
     """keys[i] signs credential i (one per imported input / per EVMInput), as coreth's Tx.Sign."""
     from ...crypto.secp256k1 import sign_hash
 
-    digest = hashlib.sha256(C_REGISTRY.marshal(unsigned)).digest()  # type: ignore[arg-type]
+    digest = hashlib.sha256(C_REGISTRY.marshal(unsigned)).digest()
     creds = [Credential(tuple(sign_hash(k, digest) for k in ks)) for ks in keys]
     return encode_tx(unsigned, creds)
 
@@ -456,7 +457,8 @@ def semantic_verify(tx: AtomicTx, ctx: AtomicContext, base_fee_wei: int, get_utx
         return
 
     if len(u.ins) != len(tx.creds):
-        raise AtomicTxError(f"export tx contained incorrect number of credentials want {len(u.ins)} got {len(tx.creds)}")
+        raise AtomicTxError(
+            f"export tx contained incorrect number of credentials want {len(u.ins)} got {len(tx.creds)}")
     digest = tx.unsigned_hash
     for ein, cred in zip(u.ins, tx.creds, strict=True):
         _verify_obj(cred)

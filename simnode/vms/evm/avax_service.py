@@ -28,7 +28,7 @@ class AvaxService:
             chain_id=chain.chain_id, alias="C", hrp=chain.ctx.genesis.hrp,
             lookup_chain=lambda ref: lookup_chain(chain.ctx, ref),
             utxos_from=lambda source: _shared_memory(chain, source),
-            source_required=True, encode_error="problem encoding utxo: {error}",
+            source_required=True, encode_error="problem encoding utxo: {error}", evm_mismatch=True,
         )
 
     def get_utxos(self, params: dict[str, Any]) -> dict[str, Any]:

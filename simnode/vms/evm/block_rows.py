@@ -35,11 +35,13 @@ import rlp
 from eth.db.schema import SchemaV1
 
 from ...crypto.hashing import keccak256
+from ..chain import ChainContext
 from .db import StoreKV
 from .fees import FeeState, fee_state_from_row
 from .headers import Header, HeaderRules
 from .precompiles import warp
 from .raw_tx import read_tx
+from .receipts import ReceiptRow
 from .rlpcodec import item_length
 from .rules import AvalancheVM
 
@@ -65,7 +67,7 @@ class BlockInfo:
         self.fee = fee_state_from_row(row["fee"])  # FeeState (ACP-176) or subnet_fees.WindowFeeState
         self.raws: list[bytes] = row["txs"]
         self.senders: list[bytes] = row["from"]
-        self.receipts: list[list] = row["rc"]
+        self.receipts: list[ReceiptRow] = [ReceiptRow.decode(rc) for rc in row["rc"]]
         self.size: int = row.get("size", 0)
         self.pre: bytes | None = row.get("pre")
         self.ext: bytes = row.get("ext", b"")  # atomic txs (blockExtraData), C-Chain only
@@ -96,7 +98,7 @@ class BlockRows:
     prefix: bytes
     store: Any
     kv: StoreKV
-    ctx: Any
+    ctx: ChainContext
     fork: Any
     header_rules: HeaderRules
     fee_rules: Any
@@ -157,11 +159,11 @@ class BlockRows:
         addrs: set[bytes] = set()
         for i, raw in enumerate(raws):
             ch[self._key(b"t/", keccak256(raw))] = u64(num) + i.to_bytes(4, "big")
-        for rc in receipts:
-            for lg in rc[5]:
+        for rc in map(ReceiptRow.decode, receipts):
+            for lg in rc.logs:
                 has_logs = True
-                addrs.add(lg[0])
-            for message in warp.accepted_messages(rc[5]):
+                addrs.add(lg.address)
+            for message in warp.accepted_messages(rc.logs):
                 ch[self._key(b"wm/", message.id)] = message.encoded  # subnet-evm's Accept hook
         if has_logs:
             ch[self._key(b"lb/", u64(num))] = b""

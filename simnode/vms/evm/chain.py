@@ -20,13 +20,14 @@ from eth.abc import SignedTransactionAPI
 from eth.chains.base import Chain as PyEvmChain
 from eth.constants import BLANK_ROOT_HASH
 from eth.db.account import AccountDB
-from eth.vm.chain_context import ChainContext
-from eth_utils import ValidationError
+from eth.vm.chain_context import ChainContext as PyEvmChainContext
+from eth_utils import ValidationError, to_checksum_address
 
 from ...crypto.hashing import keccak256
 from ...formats.ids import EVM_VM_ID, ZERO_ID
 from ...icm.placement import PLACEMENT_BLOCK
 from ...network import params_for
+from ..chain import ChainContext
 from .block_builder import BlockBuilder
 from .block_rows import BlockInfo, BlockRows
 from .db import StoreKV, atomic_db
@@ -48,6 +49,7 @@ from .warp_lookups import WarpLookups
 log = logging.getLogger("simnode.evm")
 
 TX_FEE_CAP_WEI = 100 * 10**18  # coreth RPCTxFeeCap: 100 AVAX
+TX_MAX_SIZE = 4 * 32 * 1024  # the txpool's txMaxSize (128 KiB)
 # coreth's nativeasset contracts (genesis contract, balance, call)
 NATIVE_ASSET_CONTRACTS = tuple(bytes.fromhex("01" + "00" * 18 + n) for n in ("00", "01", "02"))
 EIP1820_DEPLOY_HASH = bytes.fromhex("fefb2da535e927b85fe68eb81cb2e4a5827c905f78381a01ef2322aa9b0aee8e")
@@ -83,7 +85,7 @@ def c_chain_precompiles(rules: HeaderRules) -> Schedule:
 class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdits):
     """The C-Chain (or any EVM chain): engine + block production; no HTTP here."""
 
-    def __init__(self, ctx: Any, *, genesis_json: dict | None = None, name: str = "C-Chain",
+    def __init__(self, ctx: ChainContext, *, genesis_json: dict | None = None, name: str = "C-Chain",
                  aliases: tuple[str, ...] = ("C", "evm"), prefix: bytes = b"C/", fee_rules: Any = None,
                  vm_id: bytes = EVM_VM_ID, subnet_id: bytes = ZERO_ID, header_rules: HeaderRules | None = None,
                  precompiles: Schedule | None = None) -> None:
@@ -322,7 +324,7 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         evm = self.evm
         if vm_class is None:
             vm_class = self.precompiles.vm_class_at(header.timestamp)
-        vm = vm_class(header=header, chaindb=evm.chaindb, chain_context=ChainContext(self.evm_chain_id),
+        vm = vm_class(header=header, chaindb=evm.chaindb, chain_context=PyEvmChainContext(self.evm_chain_id),
                       consensus_context=evm.consensus_context)
         vm.state.warp_identity = self.warp_identity
         vm.state.warp_failed = {} if warp_failed is None else warp_failed
@@ -350,7 +352,7 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
             if v not in (27, 28) and (v - 35) // 2 != self.evm_chain_id:
                 raise ChainError("invalid chain id for signer")
         elif tx.chain_id != self.evm_chain_id:
-            raise ChainError("invalid chain id for signer")
+            raise ChainError("invalid sender")  # the txpool's signer cannot recover it
         sender = recover_sender(raw, tx, unsigned)
         return self.submit_tx(tx, raw, sender, h)
 
@@ -364,26 +366,29 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
             max_fee = tip = tx.gas_price
         else:
             max_fee, tip = tx.max_fee_per_gas, tx.max_priority_fee_per_gas
-        if tip > max_fee:
-            raise ChainError(f"max priority fee per gas higher than max fee per gas: address 0x{sender.hex()}, "
-                             f"maxPriorityFeePerGas: {tip}, maxFeePerGas: {max_fee}")
         gas = tx.gas
         if max_fee * gas > TX_FEE_CAP_WEI and max_fee > 0:
             raise ChainError(f"tx fee ({max_fee * gas / 1e18:.2f} ether) exceeds the configured cap (100.00 ether)")
+        # then the txpool's checks, in its order and words (a mined tx is refused as "nonce too low")
+        pool = self.pool
+        if h in pool.by_hash:
+            raise ChainError("already known")
+        if len(raw) > TX_MAX_SIZE:
+            raise ChainError(f"oversized data: transaction size {len(raw)}, limit {TX_MAX_SIZE}")
         _, base_fee, gas_limit = self.next_fees()
         if gas > gas_limit:
-            raise ChainError("exceeds block gas limit")
+            raise ChainError(f"exceeds block gas limit: tx gas ({gas}) > current max gas ({gas_limit})")
+        if tip > max_fee:
+            raise ChainError("max priority fee per gas higher than max fee per gas")
         intrinsic = self._intrinsic_gas(tx)
         if gas < intrinsic:
-            raise ChainError(f"intrinsic gas too low: gas {gas}, minimum needed {intrinsic}")
+            raise ChainError(f"intrinsic gas too low: address {to_checksum_address(sender)} tx gas ({gas}), "
+                             f"minimum needed {intrinsic}")
         if tx.to == b"" and len(tx.data) > 49152:
             raise ChainError(f"max initcode size exceeded: code size {len(tx.data)} limit 49152")
-        if max_fee < base_fee:
-            raise ChainError(f"max fee per gas less than block base fee: address 0x{sender.hex()}, "
-                             f"maxFeePerGas: {max_fee}, baseFee: {base_fee}")
-        pool = self.pool
-        if h in pool.by_hash or self.tx_location(h) is not None:
-            raise ChainError("already known")
+        if max_fee < base_fee:  # the txpool's minimum fee follows the estimated base fee
+            raise ChainError(f"transaction underpriced: address {to_checksum_address(sender)} have gas fee cap "
+                             f"({max_fee}) < pool minimum fee cap ({base_fee})")
         if self.fork is not None:  # the accounts the tx names, from the upstream in one request
             first = self.head.number + 1 == self.first_local_block
             self.fork.prefetch_tx(tx, (sender, self.coinbase_for(self.head),

@@ -7,7 +7,6 @@ import gzip
 import json
 from typing import TYPE_CHECKING, Any
 
-import rlp
 from eth.rlp.accounts import Account
 from trie import HexaryTrie
 from trie.iter import NodeIterator
@@ -127,7 +126,11 @@ def register_dev(svc: EthService, api: EthAPI) -> None:
 
     def anvil_set_interval(seconds: Any) -> None:
         v = _num(seconds)
-        chain.set_interval(v) if v > 0 else (chain.set_interval(0), chain.set_automine(False))
+        if v > 0:
+            chain.set_interval(v)
+        else:
+            chain.set_interval(0)
+            chain.set_automine(False)
     reg("anvil_setIntervalMining", anvil_set_interval, 1)
     reg("anvil_getIntervalMining", lambda: chain.interval_ms // 1000)
 
@@ -144,7 +147,8 @@ def register_dev(svc: EthService, api: EthAPI) -> None:
     def set_next_ts(ts: Any) -> None:
         t = _num(ts)
         if t * 1000 < chain.head.ms:
-            raise ChainError(f"Timestamp error: {t} is lower than previous block's timestamp {chain.head.header.timestamp}")
+            raise ChainError(
+                f"Timestamp error: {t} is lower than previous block's timestamp {chain.head.header.timestamp}")
         chain.next_timestamp = t
         if t * 1000 > chain.clock.now_ms():
             chain.clock.set_ms(t * 1000)

@@ -9,6 +9,7 @@ from typing import Any
 
 from eth.db.account import AccountDB
 
+from ..chain import ChainContext
 from .block_rows import BlockInfo
 from .db import StoreKV
 from .mempool import Mempool
@@ -17,7 +18,7 @@ from .mempool import Mempool
 class DevStateEdits:
     """EVMChain's part that edits its state outside blocks (mixed into EVMChain)."""
 
-    ctx: Any
+    ctx: ChainContext
     store: Any
     kv: StoreKV
     db: Any

@@ -51,7 +51,8 @@ def register_coreth_extras(svc: EthService, api: EthAPI) -> None:
         slow = max(min(tip, cap) * 95 // 100, 1)
         normal = min(tip, cap)
         fast = tip * 105 // 100
-        mk = lambda t: {"maxPriorityFeePerGas": hx(t), "maxFeePerGas": hx(2 * base + t)}
+        def mk(t: int) -> dict[str, str]:
+            return {"maxPriorityFeePerGas": hx(t), "maxFeePerGas": hx(2 * base + t)}
         return {"slow": mk(slow), "normal": mk(normal), "fast": mk(fast)}
     reg("eth_suggestPriceOptions", suggest_price_options)
     reg("eth_getChainConfig", lambda: chain_config_json(chain))

@@ -88,7 +88,7 @@ def _block_rewards(block: BlockInfo, base_fee: int, percentiles: list[float]) ->
     """slimBlock.processPercentiles: the tip at each gas-used percentile, txs sorted by tip."""
     if not block.receipts:
         return [0] * len(percentiles)
-    txs = sorted(((rc[3] - base_fee, rc[2]) for rc in block.receipts), key=lambda t: t[0])
+    txs = sorted(((rc.effective_gas_price - base_fee, rc.gas_used) for rc in block.receipts), key=lambda t: t[0])
     gas_used = block.header.gas_used
     out = []
     index, total = 0, txs[0][1]

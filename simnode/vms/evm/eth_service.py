@@ -10,11 +10,13 @@ from ...crypto.hashing import keccak256
 from ...rpc.jsonrpc import EthService, InvalidParams
 from .accounts import sign_hash
 from .block_rows import BlockInfo
+from .headers import BLACKHOLE
 from .execution import args_transaction
 from .rpcjson import (block_json, hb, header_json, hx, parse_address, parse_data, parse_hash, parse_quantity,
                       parse_block_overrides, parse_state_overrides, pending_tx_json, receipt_json, tx_json,
                       tx_object_json)
 from .service import EthAPI, raw_of
+from .subnet import SubnetEVMChain
 from .typed_data import TypedDataError, typed_data_digest
 from .vmerrors import ChainError
 
@@ -28,10 +30,9 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
     reg("eth_blockNumber", lambda: hx(chain.head.number))
     reg("eth_syncing", lambda: False)
     reg("eth_accounts", lambda: [hb(a) for a in api.accounts])
-    reg("eth_coinbase", lambda: hb(chain.head.header.coinbase))
-    reg("eth_mining", lambda: False)
-    reg("eth_hashrate", lambda: "0x0")
-    reg("eth_protocolVersion", lambda: "0x41")
+    # coreth's etherbase is the blackhole address (an L1's coinbase may be its fee recipient);
+    # coreth serves no eth_mining, eth_hashrate or eth_protocolVersion
+    reg("eth_coinbase", lambda: hb(chain.head.header.coinbase if isinstance(chain, SubnetEVMChain) else BLACKHOLE))
 
     def get_balance(addr: Any, tag: Any = None) -> str:
         a = parse_address(addr)

@@ -171,7 +171,8 @@ class Executor:
         if fee_cap or tip_cap:  # NoBaseFee skips the fee checks of an all-zero message only
             if fee_cap < tip_cap:
                 raise MessageRefused(f"max priority fee per gas higher than max fee per gas: address "
-                                     f"{checksummed(args.sender)}, maxPriorityFeePerGas: {tip_cap}, maxFeePerGas: {fee_cap}")
+                                     f"{checksummed(args.sender)}, maxPriorityFeePerGas: {tip_cap}, "
+                                     f"maxFeePerGas: {fee_cap}")
             if fee_cap < base_fee:
                 raise MessageRefused(f"max fee per gas less than block base fee: address {checksummed(args.sender)}, "
                                      f"maxFeePerGas: {fee_cap}, baseFee: {base_fee}")
@@ -203,7 +204,8 @@ class Executor:
         return tx
 
     def run(self, args: CallArgs, block: BlockInfo | None, gas: int | None = None,
-            overrides: Overrides | None = None, state: Any = None, block_overrides: dict[str, Any] | None = None) -> Any:
+            overrides: Overrides | None = None, state: Any = None,
+            block_overrides: dict[str, Any] | None = None) -> Any:
         """The call's computation on a state of `block` (its changes reverted afterwards);
         MessageRefused where core would not run the message."""
         gas = gas if gas is not None else call_gas(args)
@@ -345,7 +347,8 @@ class Executor:
             if found.entries() == listed:
                 break
         out: dict[str, Any] = {
-            "accessList": [{"address": "0x" + a.hex(), "storageKeys": ["0x" + k.to_bytes(32, "big").hex() for k in keys]}
+            "accessList": [{"address": "0x" + a.hex(),
+                            "storageKeys": ["0x" + k.to_bytes(32, "big").hex() for k in keys]}
                            for a, keys in listed],
             "gasUsed": hex(call_gas(args) - comp.get_gas_remaining()),  # no refunds (rules.py)
         }

@@ -261,7 +261,7 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                 except IndexError:
                     code.program_counter = pc
                     gm.gas_remaining = gas
-                    raise InsufficientStack(f"Insufficient stack items for DUP{arg}")
+                    raise InsufficientStack(f"Insufficient stack items for DUP{arg}") from None
             elif kind == _SWAP:
                 idx = -arg - 1
                 try:
@@ -269,7 +269,7 @@ def _run(computation: BaseComputation, table: list[_Entry]) -> None:
                 except IndexError:
                     code.program_counter = pc
                     gm.gas_remaining = gas
-                    raise InsufficientStack(f"Insufficient stack items for SWAP{arg}")
+                    raise InsufficientStack(f"Insufficient stack items for SWAP{arg}") from None
             elif kind == _BINARY:
                 if len(values) < 2:
                     code.program_counter = pc
@@ -489,7 +489,7 @@ def pop1_int(self: Stack) -> int:
     try:
         value = self.values.pop()
     except IndexError:
-        raise InsufficientStack("Wanted 1 stack item, had none")
+        raise InsufficientStack("Wanted 1 stack item, had none") from None
     return value if type(value) is int else _from_bytes(value, "big")
 
 

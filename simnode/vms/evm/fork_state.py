@@ -233,7 +233,7 @@ class ForkStorageDB(AccountStorageDB):
 
 
 def fork_account_db_class(base: type, state: ForkState) -> type:
-    class ForkAccountDB(base):  # type: ignore[misc, valid-type]
+    class ForkAccountDB(base):  # type: ignore[misc]
         fork_state = state
 
         def _get_encoded_account(self, address: bytes, from_journal: bool = True) -> bytes:

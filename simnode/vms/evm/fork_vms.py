@@ -40,8 +40,8 @@ def _before_durango(cls: type) -> type:
         return None  # no initcode gas
 
     cls.__init__ = __init__  # type: ignore[misc]
-    cls.validate_create_message = classmethod(validate_create_message)  # type: ignore[assignment]
-    cls.consume_initcode_gas_cost = classmethod(consume_initcode_gas_cost)  # type: ignore[assignment]
+    cls.validate_create_message = classmethod(validate_create_message)
+    cls.consume_initcode_gas_cost = classmethod(consume_initcode_gas_cost)
     return cls
 
 
@@ -75,7 +75,8 @@ def vm_before_granite(base_vm: type) -> type:
                                                           computation_class=computation))
 
 
-def with_granite(forks: tuple[tuple[int, type], ...], base_vm: type, granite: int | None) -> tuple[tuple[int, type], ...]:
+def with_granite(forks: tuple[tuple[int, type], ...], base_vm: type,
+                 granite: int | None) -> tuple[tuple[int, type], ...]:
     """The (time, VM class) steps of `forks` (over `base_vm` before the first) split at `granite`:
     each VM before it without P256VERIFY. None: Granite never comes."""
     steps = forks if forks and forks[0][0] == 0 else ((0, base_vm), *forks)

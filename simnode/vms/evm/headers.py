@@ -267,7 +267,8 @@ def block_header(rules: HeaderRules, *, parent: Header, parent_hash: bytes, stat
                  base_fee: int, block_gas_cost: int = 0, ext: bytes = b"", ext_gas_used: int = 0,
                  coinbase: bytes = BLACKHOLE, predicate_results: bytes = EMPTY_PREDICATE_RESULTS) -> Header:
     """A header the chain builds, as coreth's/subnet-EVM's miner fills it: the coinbase
-    (coreth's BlackholeAddr; on an L1 the reward manager's or fee recipient's choice), difficulty 1, the fee state (`fee_extra`) then the predicate results as extra, the optional
+    (coreth's BlackholeAddr; on an L1 the reward manager's or fee recipient's choice), difficulty 1,
+    the fee state (`fee_extra`) then the predicate results as extra, the optional
     fields of the upgrades active at `ts_ms`. `block_gas_cost` is ignored from Granite on (0)."""
     ts = ts_ms // 1000
     durango = ts >= rules.durango

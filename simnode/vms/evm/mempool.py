@@ -8,7 +8,7 @@ packing simply walks each sender's run). Packing order: effective tip, then arri
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,7 +130,8 @@ class Mempool:
                 return True
         return False
 
-    def iter_for_block(self, base_fee: int, nonce_of: Callable[[bytes], int]) -> Iterator[PoolTx]:
+    def iter_for_block(self, base_fee: int,
+                       nonce_of: Callable[[bytes], int]) -> Generator[PoolTx, bool | None, None]:
         """Executable txs, best effective tip first (ties by arrival), sender runs kept in order.
 
         The consumer `send()`s False back to skip the rest of that sender's run (e.g. the tx did

@@ -12,6 +12,7 @@ from typing import Any
 import msgpack
 from eth.constants import BLANK_ROOT_HASH
 
+from ..chain import ChainContext
 from .block_rows import BLOCK_CACHE, BlockInfo
 from .db import StoreKV
 from .headers import HeaderRules, block_header
@@ -22,7 +23,7 @@ log = logging.getLogger("simnode.evm")
 class MiningSchedule:
     """EVMChain's part that decides when blocks are built (mixed into EVMChain)."""
 
-    ctx: Any
+    ctx: ChainContext
     clock: Any
     store: Any
     kv: StoreKV

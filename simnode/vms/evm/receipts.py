@@ -3,16 +3,42 @@ consensus RLP that goes into the receipt trie (py-evm's Receipt / TypedReceipt e
 for byte: [status, cumulative gas, bloom, logs], typed ones behind their type byte), without
 building py-evm's receipt and log objects.
 
-Logs are block_rows.py's receipt-row form: [address, [topic as 32 bytes, ...], data].
+Logs are block_rows.py's receipt-row form: [address, [topic as 32 bytes, ...], data]. ReceiptRow and
+LogRow name the fields of a stored receipt where it is read; the stored bytes stay msgpack arrays.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 from eth_bloom import BloomFilter
 
 from .rlpcodec import encode
 
 STATUS_SUCCESS, STATUS_FAILURE = b"\x01", b""  # EIP-658
+
+
+class LogRow(NamedTuple):
+    """A log as a block row stores it."""
+    address: bytes
+    topics: list[bytes]
+    data: bytes
+
+
+class ReceiptRow(NamedTuple):
+    """A receipt as a block row stores it (block_rows.receipt_row writes the array in this order)."""
+    status: int
+    cumulative_gas: int
+    gas_used: int
+    effective_gas_price: int
+    contract: bytes | None
+    logs: list[LogRow]
+
+    @classmethod
+    def decode(cls, stored: Sequence[Any]) -> ReceiptRow:
+        status, cumulative_gas, gas_used, price, contract, logs = stored
+        return cls(status, cumulative_gas, gas_used, price, contract, [LogRow(*lg) for lg in logs])
 
 
 def logs_bloom(logs: list) -> int:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...crypto.hashing import keccak256
 from ...rpc.jsonrpc import InvalidParams
-from .receipts import logs_bloom
+from .receipts import LogRow, logs_bloom
 
 if TYPE_CHECKING:
     from .block_rows import BlockInfo
@@ -51,17 +51,22 @@ def parse_quantity(v: Any, arg: int = 0) -> int:
 
 
 def parse_data(v: Any, arg: int = 0) -> bytes:
+    # hexutil.Bytes wraps its decoding errors in a json.UnmarshalTypeError
     if v is None:
         return b""
     if not isinstance(v, str) or not v.startswith(("0x", "0X")):
-        raise InvalidParams(f"invalid argument {arg}: hex string without 0x prefix")
+        raise InvalidParams(f"invalid argument {arg}: {_bytes_error('hex string without 0x prefix')}")
     h = v[2:]
     if len(h) % 2:
-        raise InvalidParams(f"invalid argument {arg}: hex string of odd length")
+        raise InvalidParams(f"invalid argument {arg}: {_bytes_error('hex string of odd length')}")
     try:
         return bytes.fromhex(h)
     except ValueError:
-        raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
+        raise InvalidParams(f"invalid argument {arg}: {_bytes_error('invalid hex string')}") from None
+
+
+def _bytes_error(what: str) -> str:
+    return f"json: cannot unmarshal {what} into Go value of type hexutil.Bytes"
 
 
 _BLOCK_OVERRIDES = {"number": ("block_number", 256), "difficulty": ("difficulty", 256), "time": ("timestamp", 64),
@@ -74,7 +79,8 @@ def parse_block_overrides(obj: Any, arg: int) -> dict[str, Any] | None:
     if obj is None:
         return None
     if not isinstance(obj, dict):
-        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.BlockOverrides")
+        raise InvalidParams(
+            f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.BlockOverrides")
     out: dict[str, Any] = {}
     for key, value in obj.items():
         name = key.lower()
@@ -149,7 +155,8 @@ def parse_state_overrides(obj: Any, arg: int) -> dict[bytes, AccountOverride] | 
     if obj is None:
         return None
     if not isinstance(obj, dict):
-        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.StateOverride")
+        raise InvalidParams(
+            f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.StateOverride")
     out = {}
     for address, account in obj.items():
         if not isinstance(account, dict):
@@ -200,7 +207,8 @@ def tx_json(chain: EVMChain, tx: Any, sender: bytes, block: BlockInfo | None, in
     }
     base_fee = block.header.base_fee_per_gas if block else None
     if type_id == 2:
-        price = min(tx.max_fee_per_gas, base_fee + tx.max_priority_fee_per_gas) if base_fee is not None else tx.max_fee_per_gas
+        price = (min(tx.max_fee_per_gas, base_fee + tx.max_priority_fee_per_gas) if base_fee is not None
+                 else tx.max_fee_per_gas)
         out["gasPrice"] = hx(price)
         out["maxFeePerGas"] = hx(tx.max_fee_per_gas)
         out["maxPriorityFeePerGas"] = hx(tx.max_priority_fee_per_gas)
@@ -256,11 +264,11 @@ def tx_object_json(tx: Any) -> dict:
     return out
 
 
-def log_json(block: BlockInfo, tx_index: int, log_index: int, lg: list) -> dict:
+def log_json(block: BlockInfo, tx_index: int, log_index: int, lg: LogRow) -> dict:
     return {
-        "address": hb(lg[0]),
-        "topics": [hb(t) for t in lg[1]],
-        "data": hb(lg[2]),
+        "address": hb(lg.address),
+        "topics": [hb(t) for t in lg.topics],
+        "data": hb(lg.data),
         "blockNumber": hx(block.number),
         "transactionHash": hb(keccak256(block.raws[tx_index])),
         "transactionIndex": hx(tx_index),
@@ -273,19 +281,19 @@ def log_json(block: BlockInfo, tx_index: int, log_index: int, lg: list) -> dict:
 def receipt_json(block: BlockInfo, index: int) -> dict:
     rc = block.receipts[index]
     tx = block.txs[index]
-    first_log = sum(len(r[5]) for r in block.receipts[:index])
-    logs = [log_json(block, index, first_log + i, lg) for i, lg in enumerate(rc[5])]
+    first_log = sum(len(r.logs) for r in block.receipts[:index])
+    logs = [log_json(block, index, first_log + i, lg) for i, lg in enumerate(rc.logs)]
     out = {
         "blockHash": hb(block.hash),
         "blockNumber": hx(block.number),
-        "contractAddress": hb(rc[4]) if rc[4] else None,
-        "cumulativeGasUsed": hx(rc[1]),
-        "effectiveGasPrice": hx(rc[3]),
+        "contractAddress": hb(rc.contract) if rc.contract else None,
+        "cumulativeGasUsed": hx(rc.cumulative_gas),
+        "effectiveGasPrice": hx(rc.effective_gas_price),
         "from": hb(block.senders[index]),
-        "gasUsed": hx(rc[2]),
+        "gasUsed": hx(rc.gas_used),
         "logs": logs,
-        "logsBloom": "0x" + logs_bloom(rc[5]).to_bytes(256, "big").hex(),
-        "status": hx(rc[0]),
+        "logsBloom": "0x" + logs_bloom(rc.logs).to_bytes(256, "big").hex(),
+        "status": hx(rc.status),
         "to": hb(tx.to) if tx.to else None,
         "transactionHash": hb(keccak256(block.raws[index])),
         "transactionIndex": hx(index),

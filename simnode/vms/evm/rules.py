@@ -251,7 +251,8 @@ class AvalancheVM(CancunVM):
 
 
 CorethVM = AvalancheVM.configure(
-    __name__="CorethVM", _state_class=AvalancheState.configure(__name__="CorethState", account_db_class=CorethAccountDB))
+    __name__="CorethVM",
+    _state_class=AvalancheState.configure(__name__="CorethState", account_db_class=CorethAccountDB))
 
 
 class SubnetEVMVM(AvalancheVM):

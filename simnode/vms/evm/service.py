@@ -25,6 +25,7 @@ from ...crypto.hashing import keccak256
 from ...rpc.jsonrpc import InvalidParams, RPCError
 from .accounts import address_of, dev_keys
 from .block_rows import BlockInfo
+from .receipts import LogRow
 from .chain import EVMChain
 from .execution import RPC_GAS_CAP, CallArgs, Executor, args_transaction
 from .rpcjson import (hb, log_json, parse_access_list, parse_address, parse_args_quantity, parse_data, parse_hash,
@@ -106,7 +107,8 @@ class EthAPI:
         if data is None:
             data = obj.get("data")
         elif obj.get("data") is not None and obj.get("data") != data:
-            raise ChainError('both "data" and "input" are set and not equal. Please use "input" to pass transaction call data')
+            raise ChainError('both "data" and "input" are set and not equal. '
+                             'Please use "input" to pass transaction call data')
         q = lambda k, bits: parse_args_quantity(obj, k, bits, arg)  # noqa: E731
         args = CallArgs(
             sender=parse_address(obj["from"], arg) if obj.get("from") else b"\x00" * 20,
@@ -162,13 +164,13 @@ class EthAPI:
         if head.hash == self._oracle_head:
             return self._oracle_price
         now_s = chain.clock.now_ms() // 1000
-        tips = []
+        tips: list[int] = []
         for n in range(head.number, max(0, head.number - ORACLE_BLOCKS), -1):
             b = chain.block(n)
             if b is None or b.header.timestamp + ORACLE_LOOKBACK_S < now_s:  # None: before a fork's base block
                 break
-            base = b.header.base_fee_per_gas
-            tips.extend(rc[3] - base for rc in b.receipts)
+            base = b.header.base_fee_per_gas or 0  # a forked network's pre-London block has none
+            tips.extend(rc.effective_gas_price - base for rc in b.receipts)
         price = self._oracle_price
         if tips:
             tips.sort()
@@ -207,7 +209,7 @@ class EthAPI:
             addr_list = [parse_address(addrs)]
         else:
             addr_list = [parse_address(a) for a in addrs]
-        topics = []
+        topics: list[set[bytes] | None] = []
         for t in crit.get("topics") or []:
             if t is None:
                 topics.append(None)
@@ -230,13 +232,13 @@ class EthAPI:
         return parse_quantity(tag)
 
     @staticmethod
-    def _match(lg: list, addrs: set[bytes], topics: list) -> bool:
-        if addrs and lg[0] not in addrs:
+    def _match(lg: LogRow, addrs: set[bytes], topics: list) -> bool:
+        if addrs and lg.address not in addrs:
             return False
-        if len(topics) > len(lg[1]):
+        if len(topics) > len(lg.topics):
             return False
         for i, want in enumerate(topics):
-            if want is not None and lg[1][i] not in want:
+            if want is not None and lg.topics[i] not in want:
                 return False
         return True
 
@@ -245,7 +247,7 @@ class EthAPI:
         addrs = set(f["addresses"])
         idx = 0
         for ti, rc in enumerate(b.receipts):
-            for lg in rc[5]:
+            for lg in rc.logs:
                 if self._match(lg, addrs, f["topics"]):
                     out.append(log_json(b, ti, idx, lg))
                 idx += 1

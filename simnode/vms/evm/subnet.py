@@ -37,6 +37,7 @@ from typing import Any
 
 from ...config import read_chain_config_files
 from ...formats.ids import SUBNET_EVM_VM_ID, id_to_str
+from ..chain import ChainContext
 from . import network_upgrades as nu
 from .block_rows import BlockInfo
 from .chain import EVMChain
@@ -122,7 +123,8 @@ def header_rules(upgrades: nu.NetworkUpgrades) -> HeaderRules:
 
 def base_vms(upgrades: nu.NetworkUpgrades, defaults: nu.NetworkUpgrades) -> tuple[tuple[int, type], ...]:
     """The EVM of each Ethereum fork from its time on (Paris, Shanghai at Durango, Cancun at
-    Etna), without P256VERIFY before Granite; none where Cancun and Granite apply from time 0. A fork at its network's own time (and the one
+    Etna), without P256VERIFY before Granite; none where Cancun and Granite apply from time 0. A fork
+    at its network's own time (and the one
     before it too) applies from time 0: those times come before every block a node builds, the
     genesis aside (a genesis at time 0, as local genesis files have, keeps the network's EVM for
     calls against it)."""
@@ -201,7 +203,7 @@ def fee_recipient(config_bytes: bytes | None) -> bytes:
 class SubnetEVMChain(EVMChain):
     """A subnet-EVM chain (no /avax endpoint: it has no atomic txs)."""
 
-    def __init__(self, ctx: Any, *, genesis_data: bytes, name: str, subnet_id: bytes) -> None:
+    def __init__(self, ctx: ChainContext, *, genesis_data: bytes, name: str, subnet_id: bytes) -> None:
         genesis, fee_config = parse_genesis(genesis_data)
         try:
             files = read_chain_config_files(ctx.config.chain_config_dir, (id_to_str(ctx.chain_id),))

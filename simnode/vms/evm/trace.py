@@ -95,7 +95,8 @@ def register_trace(svc: EthService, api: EthAPI) -> None:
         from ...crypto.hashing import keccak256
         return [{"txHash": hb(keccak256(block.raws[i])), "result": r}
                 for i, (_, r) in enumerate(trace_block(api, block, config))]
-    svc.register("debug_traceBlockByNumber", lambda tag, config=None: block_traces(api.resolve(tag, 0, True), config), 1, 2)
+    svc.register("debug_traceBlockByNumber",
+                 lambda tag, config=None: block_traces(api.resolve(tag, 0, True), config), 1, 2)
     svc.register("debug_traceBlockByHash",
                  lambda h, config=None: block_traces(chain.block_by_hash(parse_hash(h)), config), 1, 2)
 

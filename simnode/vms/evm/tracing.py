@@ -23,7 +23,8 @@ from .vmerrors import revert_message, vm_error_text
 
 _MNEMONICS: dict[int, str] = {}
 for _op, _fn in CancunComputation.opcodes.items():
-    _MNEMONICS[_op] = getattr(_fn, "mnemonic", None) or getattr(getattr(_fn, "__wrapped__", None), "mnemonic", f"0x{_op:02x}")
+    _MNEMONICS[_op] = (getattr(_fn, "mnemonic", None)
+                       or getattr(getattr(_fn, "__wrapped__", None), "mnemonic", f"0x{_op:02x}"))
 
 _CALL_KINDS = {CALL: "CALL", CALLCODE: "CALLCODE", DELEGATECALL: "DELEGATECALL", STATICCALL: "STATICCALL",
                CREATE: "CREATE", CREATE2: "CREATE2"}
@@ -91,7 +92,7 @@ def tracing(tracer: Any) -> Iterator[None]:
 
 
 class TracingComputation(CancunComputation):
-    @property  # type: ignore[override]
+    @property
     def opcodes(self) -> dict:
         table = type(self)._base_opcodes
         if _ACTIVE:
@@ -99,7 +100,8 @@ class TracingComputation(CancunComputation):
         return table
 
     @classmethod
-    def apply_computation(cls, state: Any, message: Any, transaction_context: Any, parent_computation: Any = None) -> Any:
+    def apply_computation(cls, state: Any, message: Any, transaction_context: Any,
+                          parent_computation: Any = None) -> Any:
         tracer = _ACTIVE[-1] if _ACTIVE else None
         if tracer is None or tracer.kind != "call":
             return super().apply_computation(state, message, transaction_context, parent_computation)

@@ -24,8 +24,9 @@ def register_txpool_net_web3(svc: EthService, api: EthAPI) -> None:
 
     def txpool_content() -> dict:
         pending, queued = chain.pool.split(chain.nonce_of)
-        fmt = lambda groups: {
-            "0x" + s.hex(): {str(p.nonce): pending_tx_json(chain, p) for p in ps} for s, ps in sorted(groups.items())}
+        def fmt(groups: dict[bytes, list[Any]]) -> dict[str, Any]:
+            return {"0x" + s.hex(): {str(p.nonce): pending_tx_json(chain, p) for p in ps}
+                    for s, ps in sorted(groups.items())}
         return {"pending": fmt(pending), "queued": fmt(queued)}
     reg("txpool_content", txpool_content)
 
@@ -47,6 +48,7 @@ def register_txpool_net_web3(svc: EthService, api: EthAPI) -> None:
         def line(p: Any) -> str:
             to = "0x" + p.tx.to.hex() if p.tx.to else "contract creation"
             return f"{to}: {p.value} wei + {p.gas} gas × {p.max_fee} wei"
-        fmt = lambda groups: {"0x" + s.hex(): {str(p.nonce): line(p) for p in ps} for s, ps in sorted(groups.items())}
+        def fmt(groups: dict[bytes, list[Any]]) -> dict[str, Any]:
+            return {"0x" + s.hex(): {str(p.nonce): line(p) for p in ps} for s, ps in sorted(groups.items())}
         return {"pending": fmt(pending), "queued": fmt(queued)}
     reg("txpool_inspect", txpool_inspect)

@@ -20,7 +20,8 @@ class ChainError(ValueError):
 PANIC_REASONS = {
     0x00: "generic panic", 0x01: "assert(false)", 0x11: "arithmetic underflow or overflow",
     0x12: "division or modulo by zero", 0x21: "enum overflow", 0x22: "invalid encoded storage byte array accessed",
-    0x31: "out-of-bounds array access; popping on an empty array", 0x32: "out-of-bounds access of an array or bytesslice",
+    0x31: "out-of-bounds array access; popping on an empty array",
+    0x32: "out-of-bounds access of an array or bytesslice",
     0x41: "out of memory", 0x51: "uninitialized function",
 }
 

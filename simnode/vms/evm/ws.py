@@ -1,7 +1,7 @@
 """`/ext/bc/C/ws`: the same JSON-RPC over a websocket, plus eth_subscribe / eth_unsubscribe.
 
-Subscriptions: newHeads (coreth's header JSON, headers.py), logs (with address/topics filter), newPendingTransactions (hashes, or
-full txs with `true`), newAcceptedTransactions (coreth; hashes or full txs).
+Subscriptions: newHeads (coreth's header JSON, headers.py), logs (with address/topics filter),
+newPendingTransactions (hashes, or full txs with `true`), newAcceptedTransactions (coreth; hashes or full txs).
 """
 
 from __future__ import annotations

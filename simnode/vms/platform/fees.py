@@ -177,7 +177,7 @@ def warp_complexity(message: bytes) -> tuple[int, int, int, int]:
     return (len(message), _WARP_READS, 0, msg.signature.num_signers() * _BLS_AGG + _BLS_VERIFY)
 
 
-def _base(b) -> tuple[int, int, int, int]:
+def _base(b: t.BaseTxFields) -> tuple[int, int, int, int]:
     return _add(output_complexity(b.outs), input_complexity(b.ins), (len(b.memo), 0, 0, 0))
 
 

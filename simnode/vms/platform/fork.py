@@ -68,7 +68,8 @@ def _owners(obj: dict) -> OutputOwners:
 
 def _pchain_owner_bytes(obj: dict) -> bytes:
     w = Writer()
-    acp77.PChainOwner(int(obj.get("threshold", "0")), tuple(sorted(_addr(a) for a in obj.get("addresses") or []))).encode(w)
+    addresses = tuple(sorted(_addr(a) for a in obj.get("addresses") or []))
+    acp77.PChainOwner(int(obj.get("threshold", "0")), addresses).encode(w)
     return w.getvalue()
 
 

@@ -15,7 +15,8 @@ MAX_U64 = (1 << 64) - 1
 
 def calculate(params: StakingParams, duration_s: int, stake: int, supply: int) -> int:
     period = params.minting_period
-    num = (params.max_consumption_rate - params.min_consumption_rate) * duration_s + params.min_consumption_rate * period
+    num = ((params.max_consumption_rate - params.min_consumption_rate) * duration_s
+           + params.min_consumption_rate * period)
     den = period * PERCENT_DENOMINATOR
     remaining = params.supply_cap - supply
     reward = remaining * num * stake * duration_s

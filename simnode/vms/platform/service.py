@@ -17,7 +17,7 @@ from . import txs as t
 from .fees import calculate_price
 from .json_forms import block_json, tx_json
 from .service_balances import balance_methods
-from .service_params import encoding_arg, id_arg, num, uint_arg
+from .service_params import encoding_arg, id_arg, num, str_arg, uint_arg
 from .service_subnets import subnet_methods
 from .service_validators import validator_methods
 from .state import PRIMARY
@@ -78,7 +78,7 @@ def build_service(vm: PlatformVM) -> dict[str, Any]:
     def issue_tx(p: dict) -> dict:
         enc = encoding_arg(p)
         try:
-            raw = decode_bytes(p.get("tx") or "", enc)
+            raw = decode_bytes(str_arg(p, "tx"), enc)
         except FormatError as e:
             raise RPCError(f"problem decoding transaction: {e}") from None
         try:

@@ -38,7 +38,17 @@ def uint_arg(params: dict, key: str, bits: int = 64) -> int:
 
 
 def encoding_arg(params: dict) -> str:
+    # an unknown encoding fails while the arguments are unmarshalled, as AvalancheGo's
     try:
         return normalize_encoding(params.get("encoding"))
-    except FormatError as e:
-        raise RPCError(str(e)) from None
+    except FormatError:
+        raise RPCError(UNMARSHAL_ERROR) from None
+
+
+def str_arg(params: dict, key: str) -> str:
+    v = params.get(key)
+    if v is None:  # absent or null: Go leaves the string empty
+        return ""
+    if not isinstance(v, str):
+        raise RPCError(UNMARSHAL_ERROR)
+    return v

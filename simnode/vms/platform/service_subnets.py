@@ -71,12 +71,17 @@ def subnet_methods(vm: PlatformVM, addr: Callable[[bytes], str]) -> dict[str, An
                 r = one(sid)
                 if r is not None:
                     out.append(r)
-        return {"subnets": out}
+        return {"subnets": out or None}  # Go's nil slice when none of the ids is a subnet
 
     def get_blockchains(p: dict) -> dict:
-        chains = sorted(vm.state.chains.values(), key=lambda c: (c.subnet_id == PRIMARY, c.subnet_id, c.chain_id))
+        subnets = sorted({c.subnet_id for c in vm.state.chains.values()} - {PRIMARY})
+        chains = [c for sid in (*subnets, PRIMARY) for c in chains_newest_first(sid)]
         return {"blockchains": [{"id": id_to_str(c.chain_id), "name": c.name, "subnetID": id_to_str(c.subnet_id),
                                  "vmID": id_to_str(c.vm_id)} for c in chains]}
+
+    def chains_newest_first(sid: bytes) -> list:
+        # AvalancheGo keeps a subnet's chains in a linked DB that lists the newest first
+        return [c for c in reversed(list(vm.state.chains.values())) if c.subnet_id == sid]
 
     def get_blockchain_status(p: dict) -> dict:
         ref = p.get("blockchainID") or ""
@@ -84,12 +89,17 @@ def subnet_methods(vm: PlatformVM, addr: Callable[[bytes], str]) -> dict[str, An
             raise RPCError("argument 'blockchainID' not given")
         try:
             cid = chain_id_of(ref)
-        except FormatError as e:
-            raise RPCError(f'problem parsing blockchainID "{ref}": {e}') from None
+        except FormatError:
+            try:
+                id_from_str(ref)
+            except FormatError as e:  # not an alias: AvalancheGo reports the ID parser's error
+                raise RPCError(f'problem parsing blockchainID "{ref}": {e}') from None
+            raise
         if cid == PRIMARY or cid in vm.ctx.chains:
-            # a chain this node runs: "Validating" if the node validates its subnet, else "Syncing"
+            # a chain this node runs: "Validating" if the node validates its subnet, else "Syncing";
+            # the P-Chain has no CreateChainTx, so AvalancheGo never counts it as validated
             rec = vm.state.chains.get(cid)
-            if rec is None or rec.subnet_id == PRIMARY or vm.ctx.node_id in vm.state.vset.get(rec.subnet_id, {}):
+            if rec is not None and (rec.subnet_id == PRIMARY or vm.ctx.node_id in vm.state.vset.get(rec.subnet_id, {})):
                 return {"status": "Validating"}
             return {"status": "Syncing"}
         if cid in vm.state.chains:
@@ -102,7 +112,7 @@ def subnet_methods(vm: PlatformVM, addr: Callable[[bytes], str]) -> dict[str, An
             return {"subnetID": ZERO_ID_STR}
         c = vm.state.chains.get(cid)
         if c is None:
-            raise RPCError(f"problem retrieving blockchain {id_to_str(cid)}: not found")
+            raise RPCError(f'problem retrieving blockchain "{id_to_str(cid)}": not found')
         return {"subnetID": id_to_str(c.subnet_id)}
 
     def validates(p: dict) -> dict:
@@ -111,10 +121,7 @@ def subnet_methods(vm: PlatformVM, addr: Callable[[bytes], str]) -> dict[str, An
             if vm.state.get_tx(sid) is None:
                 raise RPCError(f'problem retrieving subnet "{id_to_str(sid)}": not found')
             raise RPCError(f'"{id_to_str(sid)}" is not a subnet')
-        ids_ = [id_to_str(c.chain_id) for c in vm.state.chains.values() if c.subnet_id == sid]
-        if sid == PRIMARY:
-            ids_ = [id_to_str(PRIMARY)] + ids_
-        return {"blockchainIDs": ids_}
+        return {"blockchainIDs": [id_to_str(c.chain_id) for c in chains_newest_first(sid)]}
 
     return {"getSubnet": get_subnet, "getSubnets": get_subnets, "getBlockchains": get_blockchains,
             "getBlockchainStatus": get_blockchain_status, "validatedBy": validated_by, "validates": validates}

@@ -133,8 +133,9 @@ def validator_methods(vm: PlatformVM) -> dict[str, Any]:
             return vm.height
         height = uint_arg(p, "height")
         if height > vm.height:
-            raise RPCError(f"failed to get validator set at height {height}: requested height is greater "
-                           f"than current height {vm.height}")
+            raise RPCError(f"failed to get validator set at {height}: failed to fetch validator set at unfinalized "
+                           f"height with SubnetID = {id_to_str(id_arg(p, 'subnetID'))}: current P-chain height "
+                           f"({vm.height}) < requested P-Chain height ({height})")
         return height
 
     def get_validators_at(p: dict) -> dict:
@@ -174,22 +175,12 @@ def validator_methods(vm: PlatformVM) -> dict[str, Any]:
         size = uint_arg(p, "size", 16)
         subnet = id_arg(p, "subnetID")
         vs = vm.state.vset.get(subnet, {})
-        if size > len(vs):
+        if size and not vs:
             raise RPCError(f"sampling {id_to_str(subnet)} errored with insufficient weight")
+        # AvalancheGo samples by weight with replacement (a node may come more than once)
         nodes = sorted(vs)
-        weights = [vs[n][0] for n in nodes]
         rng = random.Random(vm.height)
-        chosen: list[bytes] = []
-        pool = list(zip(nodes, weights))
-        for _ in range(size):
-            total = sum(w for _, w in pool)
-            x = rng.randrange(total)
-            for i, (n, w) in enumerate(pool):
-                if x < w:
-                    chosen.append(n)
-                    pool.pop(i)
-                    break
-                x -= w
+        chosen = rng.choices(nodes, weights=[vs[n][0] for n in nodes], k=size)
         return {"validators": [node_id_to_str(n) for n in sorted(chosen)]}
 
     return {"getMinStake": get_min_stake, "getTotalStake": get_total_stake,

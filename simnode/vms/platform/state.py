@@ -203,7 +203,7 @@ class State:
         assert self.w is not None, "no block open"
         self.w.delete(key)
 
-    def iterate(self, prefix: bytes):
+    def iterate(self, prefix: bytes) -> Iterator[tuple[bytes, bytes]]:
         return self.w.iterate(prefix) if self.w is not None else self.store.iterate(prefix)
 
     @property
@@ -529,7 +529,7 @@ class State:
         raw = self.get(K_HISTORY + tx_id)
         return None if raw is None else unpack(raw)
 
-    def iter_history(self):
+    def iter_history(self) -> Iterator[tuple[bytes, Any]]:
         for k, v in self.iterate(K_HISTORY):
             yield k[len(K_HISTORY):], unpack(v)
 

@@ -207,9 +207,10 @@ class Verifier:
         """utxo.GetInputOutputs + fee + VerifySpend."""
         ins = self.tx.base.ins + extra_ins
         outs = self.tx.all_outputs()
-        utxos = self.load_utxos(self.tx.base.ins) + (extra_utxos or [])
         produced = {self.vm.avax_asset_id: extra_produced + self.fee()}
         try:
+            # a missing UTXO is a flow-check failure too (AvalancheGo's VerifySpend reads them)
+            utxos = self.load_utxos(self.tx.base.ins) + (extra_utxos or [])
             self.verify_spend_utxos(utxos, ins, outs, creds, produced)
         except TxError as e:
             if wrap:

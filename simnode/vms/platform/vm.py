@@ -19,12 +19,14 @@ import logging
 from collections import OrderedDict
 from typing import Any
 
+from simnode.clock import EventHandle
 from simnode.codec import CodecError, SignedTx
 from simnode.formats import id_to_str
 from simnode.formats.ids import PLATFORM_VM_ID, ZERO_ID
 from simnode.genesis import build_genesis
 from simnode.network import params_for
 from simnode.vms import atomic
+from simnode.vms.chain import ChainContext
 
 from . import blocks, executor, fees, rewards
 from . import txs as t
@@ -56,7 +58,7 @@ class PlatformVM:
     vm_id = PLATFORM_VM_ID
     default_aliases = ("P", "platform")
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: ChainContext) -> None:
         self.ctx = ctx
         self.chain_id = ZERO_ID
         self.subnet_id = ZERO_ID
@@ -74,7 +76,7 @@ class PlatformVM:
         self.state = State(ctx.store)
         self.mempool: list[SignedTx] = []
         self.dropped: OrderedDict[bytes, str] = OrderedDict()  # the last DROPPED_KEPT, as AvalancheGo's
-        self._timer = None
+        self._timer: EventHandle | None = None
         self._timer_at: int | None = None
         self._in_advance = False
         self.listeners: list = []  # called with (height, block_id, [tx_ids]) after each accepted block
@@ -210,7 +212,8 @@ class PlatformVM:
         try:
             stx = t.parse_tx(tx_bytes)
         except CodecError as e:
-            raise IssueError(f"couldn't parse tx: {e}") from None
+            # the service and txs.Parse each say so
+            raise IssueError(f"couldn't parse tx: couldn't parse tx: {e}") from None
         tx_id = stx.tx_id
         try:
             self._add_to_mempool(stx)

@@ -68,7 +68,7 @@ def _computation_class(base: type, modules: tuple[Module, ...]) -> type:
     precompiles = {**base.get_precompiles(), **{m.address: make_runner(m) for m in modules}}
     create_checks = tuple(m.check_create for m in modules if m.check_create is not None)
 
-    class PrecompileComputation(base):  # type: ignore[misc, valid-type]
+    class PrecompileComputation(base):  # type: ignore[misc]
         _precompiles = precompiles  # what a message runs
 
         @classmethod

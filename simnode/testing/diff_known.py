@@ -1,0 +1,69 @@
+"""Divergences from AvalancheGo v1.14.2 that are known: deliberate ones (simnode differs on purpose,
+docs/avalanchego-differential.md says why) and open ones (simnode bugs not fixed yet). Anything
+the differential check finds outside these lists and differ.ALLOWED is new."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .differ import Divergence
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    method: str  # regex on the call's method (or label for raw bodies)
+    where: str   # regex on the JSON path
+    kind: str    # "deliberate" | "open"
+    reason: str
+    label: str = ""  # regex on the call's label, when the method alone says too little
+
+
+KNOWN: tuple[Known, ...] = (
+    # deliberate
+    Known(r"^info\.getNodeVersion$", r"\.gitCommit$", "deliberate",
+          "simnode is not a build of AvalancheGo's tree: no git commit"),
+    Known(r"^eth_accounts$", r"^\$ keys$", "deliberate",
+          "dev accounts (eth_accounts, eth_sendTransaction) as a development node serves them"),
+    Known(r"^(debug_|txpool_)", r".", "deliberate", "debug_* and txpool_* are on, as on a development node"),
+    Known(r"^eth_(getBlockBy(Number|Hash)|getHeaderBy(Number|Hash))$", r"\.stateRoot$", "deliberate",
+          "block 1 of every EVM chain places the ICM messenger and its deployer (icm/placement.py)"),
+    Known(r"^warp_getMessage$", r"^\$ keys$", "deliberate",
+          "warp_* also take a message ID as 0x-hex (the form a receipt's log topic has)"),
+    Known(r"^platform\.(getProposedHeight|getValidatorsAt|getAllValidatorsAt)$", r".", "deliberate",
+          "no proposervm: the proposed P-Chain height is the current one (a lone real node keeps 0)"),
+    Known(r"^platform\.getBlockchainStatus$", r"\.status$", "deliberate",
+          "simnode runs every chain (a real node runs only tracked subnets' chains: 'Created')"),
+    # open
+    Known(r"^(avm|platform)\.(getUTXOs|getBalance)$", r"(utxos|utxoIDs|endIndex)", "open",
+          "UTXO order: AvalancheGo's address index is a linked DB listing the newest UTXO first; "
+          "simnode lists them by UTXO ID"),
+    Known(r"^(avm|platform|avax)\.issueTx$", r"\.error\.message$", "open",
+          "codec error texts: Go's reflect codec wraps a short read with the field kind "
+          "('couldn't unmarshal slice: ...', 'max slice length exceeded ...')",
+          label=r"^mutant .* (truncated_to_\d+|type_id_swapped|credential_wrong_type)$"),
+    Known(r"^(health\.|GET|jsonrpc /ext/health)", r"checks", "open",
+          "health checks: AvalancheGo reports engine/networking per chain and bls, bootstrapped, database, "
+          "diskspace, futureupgrade, network, router; readiness has only 'bootstrapped', liveness none"),
+)
+
+
+def known(d: Divergence) -> Known | None:
+    method = d.call.method if d.call.method != "raw" else d.call.label
+    for k in KNOWN:
+        if re.search(k.method, method) and re.search(k.where, d.where) and re.search(k.label, d.call.label):
+            return k
+    return None
+
+
+def classify(divs: list[Divergence]) -> tuple[dict[Known, int], list[Divergence]]:
+    """Counts per known entry, and the divergences no entry explains."""
+    counts: dict[Known, int] = {}
+    new: list[Divergence] = []
+    for d in divs:
+        k = known(d)
+        if k is None:
+            new.append(d)
+        else:
+            counts[k] = counts.get(k, 0) + 1
+    return counts, new

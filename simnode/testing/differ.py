@@ -1,0 +1,236 @@
+"""Field-by-field comparison of a real AvalancheGo node's answers with simnode's.
+
+One `Call` is sent to both nodes as raw HTTP; the replies are compared as HTTP status, then as
+JSON: every key (name and order), every type, every value, error codes and messages. What may
+differ is an explicit, short list (`ALLOWED`): values that come from the wall clock or from the
+node's own identity, each with its reason. Everything else that differs is a `Divergence`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A request: `body` is a JSON-RPC request object, or raw text (malformed on purpose), or
+    None for a GET. `sim_body` replaces it on simnode when the two nodes name a thing by
+    different IDs (a block built at a different time)."""
+
+    path: str
+    body: Any
+    label: str = ""
+    sim_body: Any = None
+    http_method: str = "POST"
+    content_type: str = "application/json"
+
+    @property
+    def method(self) -> str:
+        if isinstance(self.body, dict):
+            return str(self.body.get("method", ""))
+        return "GET" if self.body is None else "raw"
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    status: int
+    content_type: str
+    body: bytes
+
+    def json(self) -> Any:
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            return None
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    call: Call
+    where: str
+    real: Any
+    sim: Any
+
+    def line(self) -> str:
+        real = json.dumps(self.real)[:300]
+        sim = json.dumps(self.sim)[:300]
+        return f"{self.call.label or self.call.method} {self.call.path} {self.where}: real={real} sim={sim}"
+
+
+@dataclass(frozen=True, slots=True)
+class Allowed:
+    method: str  # regex on the method name
+    where: str   # regex on the JSON path
+    reason: str
+
+
+# What may differ between one real node and simnode (values only; names and types never).
+ALLOWED: tuple[Allowed, ...] = (
+    Allowed(r"^info\.getNodeIP$", r"^\$\.result\.ip$", "the node's own IP:port (each listens on its own port)"),
+    Allowed(r"^platform\.(getTimestamp|getFeeState|getValidatorFeeState)$", r"\.timestamp$",
+            "wall-clock time of the chain's last block"),
+    Allowed(r"^platform\.(getFeeState|getValidatorFeeState)$", r"\.(excess|capacity|price)$",
+            "fee state decays/refills with wall-clock time between blocks"),
+    Allowed(r"^(avm|platform)\.(getBlock|getBlockByHeight)$", r"^\$\.result\.block",
+            "a block holds its build time, so its bytes and ID differ"),
+    Allowed(r"^(health\.|GET|raw)", r"\.checks\..*\.(timestamp|duration|contiguousFailures|timeOfFirstFailure)$",
+            "health check run times"),
+    Allowed(r"^info\.peers$", r"^\$\.result\.(numPeers|peers)",
+            "peers: the real node runs alone; simnode shows the other genesis stakers as its peers"),
+    Allowed(r"^eth_(getBlockBy(Number|Hash)|getHeaderBy(Number|Hash))$",
+            r"^\$\.result(\.transactions\[\d+\])?\.(hash|parentHash|timestamp|timestampMilliseconds|blockHash)$",
+            "a block's time is the wall clock, and its hash covers it"),
+    Allowed(r"^eth_(getBlockBy(Number|Hash)|getHeaderBy(Number|Hash))$", r"^\$\.result\.extraData$",
+            "the ACP-176 fee window in the header: capacity and excess move with the wall-clock time between blocks"),
+    Allowed(r"^eth_(getTransactionByHash|getTransactionReceipt|getLogs|getBlockReceipts|getTransactionByBlock.*)$",
+            r"(\.|\])blockHash$", "the hash of a block built at a different wall-clock time"),
+    Allowed(r"^platform\.getCurrentValidators$", r"\.uptime$", "uptime is measured on the wall clock"),
+    Allowed(r"^platform\.getCurrentValidators$", r"\.connected$",
+            "peers: the real node runs alone, so the other genesis stakers are not connected to it"),
+    Allowed(r"^platform\.sampleValidators$", r"^\$\.result\.validators\[\d+\]$",
+            "a random sample (by weight, with replacement): only its size and members' kind can match"),
+    Allowed(r"^info\.uptime$", r"Percentage$", "uptime is measured on the wall clock"),
+)
+
+
+# Lists whose order is Go's map order (random per call): compared as multisets.
+UNORDERED: tuple[tuple[str, str], ...] = (
+    (r"^avm\.getAllBalances$", r"^\$\.result\.balances$"),
+    (r"^eth_createAccessList$", r"\.storageKeys$"),
+)
+
+
+def allowed(call: Call, where: str, rules: tuple[Allowed, ...] = ALLOWED) -> str | None:
+    for rule in rules:
+        if re.search(rule.method, call.method) and re.search(rule.where, where):
+            return rule.reason
+    return None
+
+
+def send(base: str, call: Call, body: Any, timeout: float = 30.0) -> Reply:
+    url = base + call.path
+    if body is None:
+        req = urllib.request.Request(url, method="GET" if call.http_method == "POST" else call.http_method)
+    else:
+        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        headers = {"Content-Type": call.content_type} if call.content_type else {}
+        req = urllib.request.Request(url, data=data, method=call.http_method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return Reply(resp.status, resp.headers.get("Content-Type", ""), resp.read())
+    except urllib.error.HTTPError as err:
+        return Reply(err.code, err.headers.get("Content-Type", ""), err.read())
+
+
+def record_of(call: Call, real: Reply) -> dict[str, Any]:
+    """A call and the real node's reply, as kept in tests/vectors/avalanchego_answers/."""
+    return {"label": call.label, "path": call.path, "body": call.body, "http_method": call.http_method,
+            "content_type": call.content_type, "status": real.status, "reply_content_type": real.content_type,
+            "reply": real.body.decode(errors="replace")}
+
+
+def call_of(rec: dict[str, Any]) -> tuple[Call, Reply]:
+    call = Call(rec["path"], rec["body"], label=rec["label"], http_method=rec["http_method"],
+                content_type=rec["content_type"])
+    return call, Reply(rec["status"], rec["reply_content_type"], rec["reply"].encode())
+
+
+def _type(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
+        return "number"
+    names: dict[type, str] = {str: "string", list: "array", dict: "object"}
+    return names[type(v)]
+
+
+@dataclass
+class Differ:
+    """Sends calls to both nodes and keeps every divergence and a count of what was compared."""
+
+    real_url: str
+    sim_url: str
+    rules: tuple[Allowed, ...] = ALLOWED
+    calls: int = 0
+    fields: int = 0
+    divergences: list[Divergence] = field(default_factory=list)
+    allowed_hits: dict[str, int] = field(default_factory=dict)
+    recording: list[dict[str, Any]] | None = None  # when a list: every call and the real node's reply
+
+    def both(self, call: Call) -> tuple[Reply, Reply]:
+        real = send(self.real_url, call, call.body)
+        sim = send(self.sim_url, call, call.sim_body if call.sim_body is not None else call.body)
+        return real, sim
+
+    def compare(self, call: Call) -> tuple[Any, Any]:
+        """Send, compare, record; return both parsed bodies."""
+        real, sim = self.both(call)
+        if self.recording is not None:
+            self.recording.append(record_of(call, real))
+        return self.compare_replies(call, real, sim)
+
+    def compare_replies(self, call: Call, real: Reply, sim: Reply) -> tuple[Any, Any]:
+        self.calls += 1
+        found: list[Divergence] = []
+        self._leaf(call, "$status", real.status, sim.status, found)
+        self._leaf(call, "$content-type", real.content_type.split(";")[0].strip().lower(),
+                   sim.content_type.split(";")[0].strip().lower(), found)
+        rj, sj = real.json(), sim.json()
+        if rj is None or sj is None:
+            self._leaf(call, "$body", real.body.decode(errors="replace").strip(),
+                       sim.body.decode(errors="replace").strip(), found)
+        else:
+            self._walk(call, "$", rj, sj, found)
+        self.divergences.extend(found)
+        return rj, sj
+
+    def _leaf(self, call: Call, where: str, real: Any, sim: Any, found: list[Divergence]) -> None:
+        self.fields += 1
+        if real == sim and _type(real) == _type(sim):
+            return
+        if _type(real) == _type(sim):
+            reason = allowed(call, where, self.rules)
+            if reason:
+                self.allowed_hits[reason] = self.allowed_hits.get(reason, 0) + 1
+                return
+        found.append(Divergence(call, where, real, sim))
+
+    def _walk(self, call: Call, where: str, real: Any, sim: Any, found: list[Divergence]) -> None:
+        if isinstance(real, dict) and isinstance(sim, dict):
+            self.fields += 1
+            if list(real) != list(sim):
+                missing = [k for k in real if k not in sim]
+                extra = [k for k in sim if k not in real]
+                if missing or extra:
+                    found.append(Divergence(call, where + " keys", missing, extra))
+                else:
+                    found.append(Divergence(call, where + " key order", list(real), list(sim)))
+            for k in real:
+                if k in sim:
+                    self._walk(call, f"{where}.{k}", real[k], sim[k], found)
+            return
+        if isinstance(real, list) and isinstance(sim, list):
+            self.fields += 1
+            if any(re.search(m, call.method) and re.search(w, where) for m, w in UNORDERED):
+                real, sim = sorted(real, key=json.dumps), sorted(sim, key=json.dumps)
+            if len(real) != len(sim) and not allowed(call, where, self.rules):
+                found.append(Divergence(call, where + " length", len(real), len(sim)))
+            for i, (a, b) in enumerate(zip(real, sim)):
+                self._walk(call, f"{where}[{i}]", a, b, found)
+            return
+        self._leaf(call, where, real, sim, found)
+
+    def report(self, detail: bool = True) -> str:
+        lines = [f"comparisons: {self.calls} calls, {self.fields} fields; divergences: {len(self.divergences)}"]
+        for reason, n in sorted(self.allowed_hits.items()):
+            lines.append(f"  allowed x{n}: {reason}")
+        if detail:
+            lines += ["  DIVERGENCE " + d.line() for d in self.divergences]
+        return "\n".join(lines)
