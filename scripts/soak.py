@@ -125,12 +125,15 @@ class Soak:
         self.nonces[i] += 1
         return "0x" + self.keys[i].sign_transaction(tx).raw_transaction.hex().removeprefix("0x")
 
-    async def send_raw(self, raw: str) -> None:
+    async def send_raw(self, raw: str, sender: int | None = None) -> None:
         t0 = time.perf_counter()
         try:
             h = await self.rpc("eth_sendRawTransaction", [raw])
         except Exception as exc:  # noqa: BLE001 - counted and shown
-            self.stats.errors.append(f"send: {exc}")
+            self.stats.errors.append(f"send: {exc!r}")
+            if sender is not None:  # no nonce gap behind a tx that did not go in: ask the node
+                address = self.keys[sender].address
+                self.nonces[sender] = int(await self.rpc("eth_getTransactionCount", [address, "pending"]), 16)  # type: ignore[arg-type]
             return
         self.stats.send.append((time.perf_counter() - t0) * 1000)
         self.c_hashes.append(h)  # type: ignore[arg-type]
@@ -164,7 +167,7 @@ class Soak:
                 raw = self.sign(i, self.tokens[i], TRANSFER + encode(["address", "uint256"], [dest, 1 + n]), 80_000)
             else:
                 raw = self.sign(i, to_checksum_address(keccak(n.to_bytes(8, "big"))[12:]), b"", 21_000, value=1)
-            task = asyncio.create_task(self.send_raw(raw))
+            task = asyncio.create_task(self.send_raw(raw, i))
             pending.add(task)
             task.add_done_callback(pending.discard)
             n += 1
@@ -351,7 +354,7 @@ async def monitor(soak: Soak, pid: int, data_dir: Path, stats: Stats, window: fl
 async def run(args: argparse.Namespace, url: str, pid: int, data_dir: Path) -> int:
     stats = Stats()
     conn = aiohttp.TCPConnector(limit=64)
-    async with aiohttp.ClientSession(connector=conn, timeout=aiohttp.ClientTimeout(total=60)) as session:
+    async with aiohttp.ClientSession(connector=conn, timeout=aiohttp.ClientTimeout(total=300)) as session:
         soak = Soak(url, session, stats)
         soak.tracemalloc = args.tracemalloc
         await soak.fund()
