@@ -3,6 +3,7 @@
 
     ETH_HASH_BACKEND=pysha3 .venv/bin/python scripts/bytes_per_block.py [--blocks 2000] [--snapshot]
     ETH_HASH_BACKEND=pysha3 .venv/bin/python scripts/bytes_per_block.py --data-dir DIR   (a stopped node's)
+    AVALANCHEGO_PATH=... AVALANCHEGO_PLUGIN_DIR=... .venv/bin/python scripts/bytes_per_block.py --avalanchego --blocks 100
 
 Without --data-dir: starts `simnode run` on a fresh data directory, stops it (the genesis-only
 baseline), starts it again and sends `--blocks` EIP-1559 transfers one at a time, each to a new
@@ -14,6 +15,10 @@ Prints, per kind of row (block rows, hash and tx lookups, receipts inside the bl
 rows, undo records, trie nodes, py-evm lookups, ...), the rows and key+value bytes added per
 block, the fields of a block row, and the data directory's size per block after LevelDB's own
 compaction (what the disk really holds: LevelDB compresses blocks of rows with Snappy).
+
+With --avalanchego the same transfers go to a real AvalancheGo (simnode/testing/avalanchego.py, its
+LevelDB on disk, default pruning: tries committed every 4,096 blocks), and the script prints the
+growth of its database directory per block after it stopped (no census: its keys are its own).
 """
 
 from __future__ import annotations
@@ -111,23 +116,55 @@ def compacted_size(data_dir: Path) -> int:
     return sum(f.stat().st_size for f in (data_dir / "db").iterdir() if f.suffix in (".ldb", ".sst", ".log"))
 
 
+def send_transfers(rpc: str, blocks: int, snapshot: bool) -> None:
+    if snapshot:
+        call(rpc, "evm_snapshot", [])
+    key = Account.from_key(EWOQ)
+    nonce = int(call(rpc, "eth_getTransactionCount", [key.address, "latest"]), 16)
+    for i in range(blocks):
+        to = to_checksum_address(keccak(b"bytes-per-block" + i.to_bytes(4, "big"))[12:])
+        tx = key.sign_transaction({"chainId": 43112, "nonce": nonce + i, "to": to, "value": 1, "gas": 21000,
+                                   "maxFeePerGas": 300 * 10**9, "maxPriorityFeePerGas": 10**9, "type": 2})
+        h = call(rpc, "eth_sendRawTransaction", ["0x" + tx.raw_transaction.hex().removeprefix("0x")])
+        while call(rpc, "eth_getTransactionReceipt", [h]) is None:
+            time.sleep(0.002)
+        if i and i % 500 == 0:
+            print(f"  {i} blocks", file=sys.stderr, flush=True)
+
+
+def avalanchego(blocks: int) -> int:
+    """A real AvalancheGo's database growth per one-tx C-Chain block."""
+    from simnode.testing.avalanchego import RealNode
+
+    work = Path(tempfile.mkdtemp(prefix="avago-bpb-"))
+    flags = {"db-type": "leveldb", "index-enabled": "false"}
+    try:
+        node = RealNode.start(work, flags=flags, chain_configs={"C": {}})
+        node.stop()
+        db = work / "data"
+        base = sum(f.stat().st_size for f in db.rglob("*") if f.is_file())
+        node = RealNode.start(work, flags=flags, chain_configs={"C": {}})
+        try:
+            rpc = node.url + "/ext/bc/C/rpc"
+            first = int(call(rpc, "eth_blockNumber", []), 16)
+            send_transfers(rpc, blocks, False)
+            made = int(call(rpc, "eth_blockNumber", []), 16) - first
+        finally:
+            node.stop()
+        size = sum(f.stat().st_size for f in db.rglob("*") if f.is_file())
+        per_block = (size - base) / max(made, 1)
+        print(f"AvalancheGo: {per_block:.0f} bytes per one-tx block ({made} blocks; its data dir grew "
+              f"{(size - base) / 1024:.0f} KiB, logs and write-ahead files included)")
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def fill(data_dir: Path, blocks: int, snapshot: bool) -> None:
     proc, url = start(data_dir)
     rpc = url + "/ext/bc/C/rpc"
     try:
-        if snapshot:
-            call(rpc, "evm_snapshot", [])
-        key = Account.from_key(EWOQ)
-        nonce = int(call(rpc, "eth_getTransactionCount", [key.address, "latest"]), 16)
-        for i in range(blocks):
-            to = to_checksum_address(keccak(b"bytes-per-block" + i.to_bytes(4, "big"))[12:])
-            tx = key.sign_transaction({"chainId": 43112, "nonce": nonce + i, "to": to, "value": 1, "gas": 21000,
-                                       "maxFeePerGas": 300 * 10**9, "maxPriorityFeePerGas": 10**9, "type": 2})
-            h = call(rpc, "eth_sendRawTransaction", ["0x" + tx.raw_transaction.hex().removeprefix("0x")])
-            while call(rpc, "eth_getTransactionReceipt", [h]) is None:
-                time.sleep(0.002)
-            if i and i % 500 == 0:
-                print(f"  {i} blocks", file=sys.stderr, flush=True)
+        send_transfers(rpc, blocks, snapshot)
     finally:
         stop(proc)
 
@@ -137,7 +174,10 @@ def main() -> int:
     ap.add_argument("--blocks", type=int, default=2000)
     ap.add_argument("--snapshot", action="store_true", help="take an evm_snapshot first (undo records are kept)")
     ap.add_argument("--data-dir", type=Path, help="census of an existing (stopped) node's data dir instead")
+    ap.add_argument("--avalanchego", action="store_true", help="measure a real AvalancheGo instead")
     args = ap.parse_args()
+    if args.avalanchego:
+        return avalanchego(args.blocks)
     if args.data_dir:
         kinds, fields = census(args.data_dir)
         db = plyvel.DB(str(args.data_dir / "db"))
