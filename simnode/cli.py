@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import compiled, lazy_package, patches
+from . import allocator, compiled, lazy_package, patches
 from .errors import NodeError
 
 if TYPE_CHECKING:
@@ -254,12 +254,21 @@ async def serve(config: NodeConfig, record: Path | None = None) -> None:
     if recorder is not None:
         print(f"recording the session into {record}", flush=True)
     print(ready_line(node), flush=True)
+    trimmer = asyncio.create_task(_trim_every(allocator.TRIM_INTERVAL_S))
     try:
         await stop.wait()
     finally:
+        trimmer.cancel()
         if recorder is not None:
             recorder.close()
         await node.stop()
+
+
+async def _trim_every(seconds: float) -> None:
+    """Free allocator pages back to the system now and then (allocator.py says why)."""
+    while True:
+        await asyncio.sleep(seconds)
+        allocator.trim()
 
 
 def _vars(items: list[str]) -> dict[str, str]:
@@ -466,6 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run" and args.scenario is not None:
         return run_scenario_devnet(args)
     if args.command == "run":
+        allocator.limit_arenas()
         gc.disable()  # until the node is up (serve enables it)
         try:
             import uvloop

@@ -15,6 +15,7 @@ servers answer a handler's error); anything else is a bug, logged with its trace
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import logging
@@ -150,6 +151,9 @@ class GorillaService:
         self._services: dict[str, dict[str, Handler]] = {}
         for name, methods in (services or {}).items():
             self.register(name, methods)
+        # True when a block build the call scheduled is due at the loop's next turn: the reply
+        # waits for that turn, so an acknowledged tx is on disk first (as EthService.settling)
+        self.settling: Callable[[], bool] = lambda: False
 
     def register(self, service: str, methods: dict[str, Handler]) -> None:
         table = self._services.setdefault(service, {})
@@ -217,6 +221,8 @@ class GorillaService:
             else:
                 raise RPCError(UNMARSHAL_ERROR)
             result = await _call(fn, args)
+            if self.settling():
+                await asyncio.sleep(0)  # the build was scheduled first: it runs before this resumes
         except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
             answer = user_error(exc)
             if answer is None:
@@ -281,6 +287,9 @@ class EthService:
     def __init__(self, batch_limit: int = 1000) -> None:
         self._methods: dict[str, EthMethod] = {}
         self.batch_limit = batch_limit
+        # True when work the calls started is due at the event loop's next turn (an automine
+        # block): the reply then waits for that turn, so what it acknowledges is on disk first
+        self.settling: Callable[[], bool] = lambda: False
 
     def register(self, name: str, fn: Handler, min_args: int = 0, max_args: int | None = None) -> None:
         self._methods[name] = EthMethod(fn, min_args, min_args if max_args is None else max_args,
@@ -319,8 +328,20 @@ class EthService:
             if len(req) > self.batch_limit:
                 return _eth_error_bytes(b"null", -32600, "batch too large", None)
             replies = [r for r in [await self._one(item, None, extra) for item in req] if r is not None]
-            return b"[" + b",".join(replies) + b"]" if replies else None
-        return await self._one(req, body, extra)
+            reply = b"[" + b",".join(replies) + b"]" if replies else None
+        else:
+            reply = await self._one(req, body, extra)
+        if self.settling():
+            await asyncio.sleep(0)  # the due work was scheduled first: it runs before this resumes
+        return reply
+
+    async def _settled(self, reply: bytes | None | Awaitable[bytes | None]) -> bytes | None:
+        """`reply` once the work the call left due has run (see `settling`)."""
+        if inspect.isawaitable(reply):
+            reply = await reply
+        if self.settling():
+            await asyncio.sleep(0)
+        return reply
 
     async def _one(self, req: Any, body: bytes | None, extra: dict[str, Handler] | None) -> bytes | None:
         head = self._envelope_head(req, body)
@@ -366,7 +387,7 @@ class EthService:
         name = req.get("method")
         m = self._methods.get(name) if isinstance(name, str) else None
         if m is None or m.is_async:
-            return self._one(req, body, None)
+            return self._settled(self._one(req, body, None))
         head = self._envelope_head(req, body)
         if isinstance(head, bytes):
             return head
@@ -376,8 +397,9 @@ class EthService:
         except Exception as exc:  # noqa: BLE001
             return self._failed(req, exc, has_id, id_bytes)
         if inspect.isawaitable(result):
-            return self._finish(req, result, has_id, id_bytes)
-        return _result_reply(has_id, id_bytes, result)
+            return self._settled(self._finish(req, result, has_id, id_bytes))
+        reply = _result_reply(has_id, id_bytes, result)
+        return self._settled(reply) if self.settling() else reply
 
     async def _finish(self, req: dict, pending: Awaitable[Any], has_id: bool, id_bytes: bytes) -> bytes | None:
         try:

@@ -30,11 +30,26 @@ class KVBackend(Protocol):
 # nodes) a probe of an in-memory filter instead of a block read in every level.
 BLOOM_FILTER_BITS = 10
 
+# LevelDB's memory, bounded whatever the size of the database (docs/memory.md):
+# - the block cache holds uncompressed data blocks read back: LRU_CACHE_BYTES;
+# - a memtable takes writes until WRITE_BUFFER_BYTES, then is written out as a table while the
+#   next one fills (two at most);
+# - every table file in the table cache is memory-mapped, and the pages reads touch count in the
+#   process's RSS (RssFile): LevelDB's default (1,000 open files of 2 MiB) lets that grow with the
+#   database. MAX_OPEN_FILES - 10 tables (LevelDB keeps 10 for its logs) of MAX_FILE_BYTES bound it
+#   to 64 MiB; a table left out of the cache is opened again when read (an index block read).
+LRU_CACHE_BYTES = 8 << 20
+WRITE_BUFFER_BYTES = 4 << 20
+MAX_OPEN_FILES = 74  # LevelDB's smallest
+MAX_FILE_BYTES = 1 << 20
+
 
 class LevelDBBackend:
     def __init__(self, path: str | Path) -> None:
         Path(path).mkdir(parents=True, exist_ok=True)
-        self._db = plyvel.DB(str(path), create_if_missing=True, bloom_filter_bits=BLOOM_FILTER_BITS)
+        self._db = plyvel.DB(str(path), create_if_missing=True, bloom_filter_bits=BLOOM_FILTER_BITS,
+                             lru_cache_size=LRU_CACHE_BYTES, write_buffer_size=WRITE_BUFFER_BYTES,
+                             max_open_files=MAX_OPEN_FILES, max_file_size=MAX_FILE_BYTES)
 
     def get(self, key: bytes) -> bytes | None:
         return self._db.get(key)

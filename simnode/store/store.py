@@ -6,7 +6,9 @@ every key it touches. A node-wide snapshot is just the current commit sequence n
 reverting to it replays the undo records backwards in one more atomic batch. That gives
 snapshot/revert across P, X and C together without any chain knowing about it. With no live
 snapshot nothing could ever be reverted, so no undo records are written (reading the previous
-value of every trie node a block writes is a large part of a commit's cost).
+value of every trie node a block writes is a large part of a commit's cost), and those written
+while one was live are deleted once none is: when the last live snapshot is reverted, and when
+the store opens (snapshots live in memory only, so none outlives the process that took it).
 """
 
 from __future__ import annotations
@@ -124,6 +126,7 @@ class Store:
             raise StoreError(f"database schema {unpack(schema)} is not {SCHEMA_VERSION}; use a new --data-dir")
         self._seq: int = unpack(backend.get(_SEQ_KEY))  # type: ignore[arg-type]
         self._undo_since: int | None = None
+        self._drop_undo()
         self._subscribers: list = []
 
     @classmethod
@@ -159,7 +162,15 @@ class Store:
         `revert_to(seq)` and anything later works; None: no snapshot is live, write none."""
         if seq is not None and seq > self._seq:
             raise StoreError(f"cannot keep undo records since commit {seq}: current commit is {self._seq}")
+        if seq is None and self._undo_since is not None:
+            self._drop_undo()
         self._undo_since = seq
+
+    def _drop_undo(self) -> None:
+        """Delete every undo record (no live snapshot can use one), in one atomic write."""
+        stale: dict[bytes, bytes | None] = {k: None for k, _ in self._kv.iterate(UNDO)}
+        if stale:
+            self._kv.commit(stale)
 
     def commit(self, batch: Batch) -> int:
         """Write the batch (plus its undo record while a snapshot is live) atomically; returns the

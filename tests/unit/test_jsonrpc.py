@@ -182,3 +182,41 @@ def _async_raiser(exc):
 
 def _now(reply):
     return run(reply) if inspect.isawaitable(reply) else reply
+
+
+def _settling_call(service_kind: str) -> list[str]:
+    """What happened, in order, when a call that schedules work for the loop's next turn (as
+    automine does) is answered: the reply must come after the work."""
+    events: list[str] = []
+
+    async def go() -> None:
+        loop = asyncio.get_running_loop()
+        due = []
+
+        def submit(*_):
+            due.append(True)
+            loop.call_soon(lambda: (events.append("block written"), due.clear()))
+            return "0x01"
+
+        if service_kind == "eth":
+            svc = EthService()
+            svc.register("eth_sendRawTransaction", submit, 1)
+            svc.settling = lambda: bool(due)
+            body = b'{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["0x"]}'
+            reply = svc.handle_body_now(body)  # the HTTP fast path's entry
+            if not isinstance(reply, bytes):
+                reply = await reply
+        else:
+            svc = GorillaService({"avm": {"issueTx": submit}})
+            svc.settling = lambda: bool(due)
+            reply = (await svc.handle("POST", "application/json",
+                                      b'{"jsonrpc":"2.0","id":1,"method":"avm.issueTx","params":{}}')).body
+        events.append("reply " + orjson.loads(reply)["result"])
+
+    run(go())
+    return events
+
+
+@pytest.mark.parametrize("kind", ["eth", "gorilla"])
+def test_a_reply_waits_for_the_block_its_call_scheduled(kind):
+    assert _settling_call(kind) == ["block written", "reply 0x01"]

@@ -118,3 +118,30 @@ def test_undo_records_only_while_a_snapshot_is_live(store):
     b.put_obj(b"X/a", 3)
     b.commit()
     assert list(store.iterate(b"undo/")) == []
+
+
+def test_undo_records_are_deleted_once_no_snapshot_can_use_them(tmp_path):
+    def put(value: int) -> None:
+        b = store.batch()
+        b.put_obj(b"X/a", value)
+        b.commit()
+
+    store = Store.open(tmp_path / "db")
+    snaps = Snapshots(store)
+    first = snaps.take()
+    put(1)
+    second = snaps.take()
+    put(2)
+    assert snaps.revert(second)  # the first snapshot is live still: its undo record stays
+    assert len(list(store.iterate(b"undo/"))) == 1
+    assert snaps.revert(first)  # the last live one: nothing could use the records now
+    assert list(store.iterate(b"undo/")) == []
+    snaps.take()
+    put(3)
+    assert len(list(store.iterate(b"undo/"))) == 1
+    store.close()  # the process ends with a snapshot live: its records outlive it, until the next open
+    store = Store.open(tmp_path / "db")
+    assert list(store.iterate(b"undo/")) == [] and store.get_obj(b"X/a") == 3
+    with pytest.raises(StoreError, match="no undo records"):
+        store.revert_to(store.seq - 1)
+    store.close()

@@ -43,7 +43,7 @@ ERC20, ERC721, ERC1155 = "ERC-20", "ERC-721", "ERC-1155"
 ZERO_ADDRESS = bytes(20)
 
 
-@functools.lru_cache(maxsize=65536)
+@functools.lru_cache(maxsize=8192)  # ~250 bytes an address: ~2 MB (docs/memory.md)
 def checksum(address: bytes) -> str:
     """EIP-55 (eth_utils' to_checksum_address takes ~30 µs; this ~7 µs, and lists repeat addresses)."""
     plain = address.hex()

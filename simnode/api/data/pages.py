@@ -70,7 +70,7 @@ class UuidPageTokens:
     """UUID tokens kept in memory (the most recent `capacity`), each valid for `ttl_ms`."""
 
     def __init__(self, now_ms: Callable[[], int], secret: bytes, ttl_ms: int = TOKEN_TTL_MS,
-                 capacity: int = 100_000) -> None:
+                 capacity: int = 10_000) -> None:
         self._now_ms = now_ms
         self._secret = secret
         self._ttl_ms = ttl_ms

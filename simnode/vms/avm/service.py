@@ -377,4 +377,5 @@ def build_endpoints(vm: XChainVM) -> dict[str, Any]:
         "getTxFee": s.get_tx_fee,
     }})
     wallet = GorillaService({"wallet": {"issueTx": s.wallet_issue_tx}})
+    avm.settling = wallet.settling = lambda: vm.build_requested  # an acknowledged tx is in a block first
     return {"": avm, "/wallet": wallet}

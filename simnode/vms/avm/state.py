@@ -34,7 +34,8 @@ HEIGHT_PREFIX = b"h"
 LAST_ACCEPTED = b"L"
 
 
-@lru_cache(maxsize=65536)
+# ~700 bytes a decoded UTXO with its key: 8,192 of them ~6 MB (docs/memory.md)
+@lru_cache(maxsize=8192)
 def decode_utxo_cached(raw: bytes) -> UTXO:
     return X_REGISTRY.unmarshal(raw, UTXO)
 

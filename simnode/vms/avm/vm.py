@@ -296,6 +296,11 @@ class XChainVM:
 
     # ------------------------------------------------------------------ block building
 
+    @property
+    def build_requested(self) -> bool:
+        """A block build is due at the event loop's next turn (schedule_build)."""
+        return self._build_scheduled
+
     def schedule_build(self) -> None:
         if self._build_scheduled or self._closed or not self.ctx.block_building.automatic:
             return

@@ -43,6 +43,7 @@ from .atomic_txs import (
 log = logging.getLogger("simnode.evm.atomic")
 
 MAX_DROPPED = 1024
+MAX_SIZE = 4096  # coreth's atomic mempool size: past it a new tx is refused ("too many atomic tx")
 
 
 class PoolChain(Protocol):
@@ -195,6 +196,8 @@ class AtomicPool:
             for h in conflicts:
                 self._remove(h)
                 self._drop(h, "replaced by a conflicting tx with a higher gas price")
+        elif len(self.entries) >= MAX_SIZE:
+            raise AtomicTxError("too many atomic tx")
         self._seq += 1
         self.entries[tx.id] = _Entry(tx, price, self._seq)
         for u in tx.input_utxos():

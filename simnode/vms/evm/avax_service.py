@@ -99,4 +99,6 @@ def build_avax_service(chain: EVMChain) -> GorillaService:
         "getAtomicTxStatus": s.get_atomic_tx_status,
         "getAtomicTx": s.get_atomic_tx,
     }
-    return GorillaService({"avax": methods, "native": methods})
+    service = GorillaService({"avax": methods, "native": methods})
+    service.settling = lambda: chain.mine_requested  # an acknowledged atomic tx is in a block first
+    return service

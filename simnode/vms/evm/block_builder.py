@@ -154,7 +154,8 @@ class BlockBuilder:
             ext=ext, ext_gas_used=ext_gas, predicate_results=predicates.encode_results(results))
         batch = self.store.batch()
         packed = self._put_block_rows(batch, final_header, ts_ms, fee_after, raws, [p.sender for p in included],
-                                      rows, pre=header.state_root, ext=ext, ext_gas=ext_gas, frames=frames)
+                                      rows, pre=None if header.state_root == parent.header.state_root
+                                      else header.state_root, ext=ext, ext_gas=ext_gas, frames=frames)
         self.kv.flush_into(batch)
         if built_atomic is not None:
             self.atomic.write_accepted(batch, built_atomic, final_header.block_number)

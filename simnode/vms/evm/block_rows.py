@@ -62,7 +62,7 @@ class BlockInfo:
         # `header`: the already decoded row["hdr"], when the caller has it
         self.header: Header = header if header is not None else Header.decode(row["hdr"], coreth)
         self.number: int = self.header.block_number
-        self.hash: bytes = row["h"]
+        self.hash: bytes = row.get("h") or keccak256(row["hdr"])  # stored only when it is not that
         self.ms: int = row["ms"]
         self.fee = fee_state_from_row(row["fee"])  # FeeState (ACP-176) or subnet_fees.WindowFeeState
         self.raws: list[bytes] = row["txs"]
@@ -144,14 +144,15 @@ class BlockRows:
         row = {"hdr": hdr, "h": h, "ms": ms, "fee": fee.to_row(),
                "txs": raws, "from": senders, "rc": receipts, "size": self._block_size(hdr, raws, ext)}
         if pre is not None:
-            row["pre"] = pre  # the state the block executed on (differs from the parent's after dev edits)
+            row["pre"] = pre  # the state the block executed on, when not the parent's (after dev edits)
         if ext:
             row["ext"] = ext
             row["egu"] = ext_gas
         if frames is not None and any(frames):
             row["ct"] = frames  # per tx, the call frames its execution recorded (calltrace.py)
         ch = batch.changes
-        packed = msgpack.packb(row, use_bin_type=True)
+        # stored without "h": it is keccak256(hdr) here, computed again when the row is read
+        packed = msgpack.packb({k: v for k, v in row.items() if k != "h"}, use_bin_type=True)
         ch[self._key(b"b/", u64(num))] = packed
         ch[self._key(b"h/", h)] = u64(num)
         has_logs = False
@@ -178,7 +179,12 @@ class BlockRows:
     def block_row(self, num: int) -> dict | None:
         """Block `num`'s stored row as _put_block_rows wrote it (what the indexer derives from)."""
         raw = self.store.get(self._key(b"b/", u64(num)))
-        return None if raw is None else msgpack.unpackb(raw, raw=False)
+        if raw is None:
+            return None
+        row = msgpack.unpackb(raw, raw=False)
+        if "h" not in row:
+            row["h"] = keccak256(row["hdr"])
+        return row
 
     def block(self, num: int) -> BlockInfo | None:
         info = self._blocks.get(num)

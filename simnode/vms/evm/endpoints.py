@@ -25,6 +25,7 @@ from .ws import make_ws_handler
 
 def build_endpoints(chain: EVMChain) -> dict[str, Any]:
     svc = EthService()
+    svc.settling = lambda: chain.mine_requested  # a tx acknowledged with automine is in a block first
     api = EthAPI(chain)
     register_txpool_net_web3(svc, api)
     register_eth(svc, api)

@@ -14,6 +14,9 @@ from typing import Any
 from simnode.errors import Refused
 
 PRICE_BUMP = 10  # percent, geth's default
+# coreth's tx-pool-global-slots + tx-pool-global-queue: past that many txs (pending and queued) a
+# new one is refused, so txs that never become executable (a nonce gap) cannot fill the memory
+CAPACITY = 5120 + 1024
 
 
 class PoolError(Refused):
@@ -66,6 +69,8 @@ class Mempool:
             if ptx.max_fee < need_fee or ptx.tip < need_tip:
                 raise PoolError("replacement transaction underpriced")
             del self.by_hash[old.hash]
+        elif len(self.by_hash) >= CAPACITY:
+            raise PoolError("txpool is full")
         self._seq += 1
         ptx.seq = self._seq
         queue[ptx.nonce] = ptx

@@ -58,6 +58,11 @@ class MiningSchedule:
         self._mine_scheduled = True
         loop.call_soon(self._mine_soon)
 
+    @property
+    def mine_requested(self) -> bool:
+        """An automine block is due at the event loop's next turn (request_mine)."""
+        return self._mine_scheduled
+
     def _mine_soon(self) -> None:
         self._mine_scheduled = False
         if not self.closed and self.automine:

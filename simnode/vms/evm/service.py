@@ -184,14 +184,16 @@ class EthAPI:
     # -------------------------------------------------------------- events (filters)
 
     def _on_event(self, kind: str, payload: Any) -> None:
-        if kind == "block" and not self._preparing:
-            # the next call's state, built once the block's work is done (one for a run of blocks)
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:  # mined off the event loop (a replay): the next call builds it
-                return
-            self._preparing = True
-            loop.call_soon(self._prepare_head)
+        if kind == "block":
+            self._gc_filters()  # filters nobody polls expire even when no new filter is made
+            if not self._preparing:
+                # the next call's state, built once the block's work is done (one for a run of blocks)
+                try:
+                    loop = asyncio.get_running_loop()
+                except RuntimeError:  # mined off the event loop (a replay): the next call builds it
+                    return
+                self._preparing = True
+                loop.call_soon(self._prepare_head)
         elif kind == "pending":
             for f in self.filters.values():
                 if f["type"] == "pending":
@@ -308,10 +310,9 @@ class EthAPI:
     # -------------------------------------------------------------- sending
 
     def send_raw(self, data: Any) -> str:
-        # Answered at once, as Anvil does. Under automine the block is already queued
-        # (chain.request_mine: loop.call_soon), and the event loop runs it before it reads any
-        # further request: whatever a client sends after this reply sees the tx mined. The
-        # client's turn-around overlaps the block build instead of following it.
+        # Under automine the block is queued (chain.request_mine: loop.call_soon), and the reply
+        # waits for it (EthService.settling): a tx acknowledged is on disk, whatever happens to
+        # the process next (a kill -9 right after the reply lost it when the reply went first).
         return hb(self.chain.submit_raw(parse_data(data)))
 
     def signed_tx(self, obj: Any) -> tuple[Any, bytes, bytes]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from aiohttp import web
-from aiohttp.http import WSMsgType  # not the package root: its __init__ loads the client (lazy_package)
+from aiohttp.http import WSCloseCode, WSMsgType  # not the package root: its __init__ loads the client (lazy_package)
 
 from ...rpc.jsonrpc import EthService, InvalidParams
 from ...crypto.hashing import keccak256
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("simnode.evm.ws")
 _ids = itertools.count(1)
+# Notifications waiting for a slow reader: past this many the connection is closed, as geth's
+# maxClientSubscriptionBuffer does (a reader that never reads would otherwise hold them all).
+MAX_QUEUED = 20_000
 
 
 def make_ws_handler(svc: EthService, api: EthAPI) -> Any:
@@ -36,6 +39,13 @@ def make_ws_handler(svc: EthService, api: EthAPI) -> Any:
         outbox: asyncio.Queue[bytes | None] = asyncio.Queue()
 
         def notify(sid: str, result: Any) -> None:
+            if outbox.qsize() >= MAX_QUEUED:
+                if subs:
+                    log.warning("websocket subscriber %d notifications behind: closing it", MAX_QUEUED)
+                    subs.clear()
+                    asyncio.ensure_future(ws.close(code=WSCloseCode.POLICY_VIOLATION,
+                                                   message=b"subscription queue overflow"))
+                return
             outbox.put_nowait(orjson.dumps({"jsonrpc": "2.0", "method": "eth_subscription",
                                             "params": {"subscription": sid, "result": result}}))
 

@@ -16,6 +16,7 @@ context.PlatformContext and never import this module.
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from typing import Any
 
 from simnode.clock import EventHandle
@@ -46,6 +47,7 @@ from .verify_l1 import verify_warp_messages
 from simnode.errors import Refused
 
 log = logging.getLogger("simnode.platform")
+DROPPED_KEPT = 64  # dropped tx IDs and why (AvalancheGo's mempool keeps the last 64)
 
 
 class IssueError(Refused):
@@ -74,7 +76,7 @@ class PlatformVM:
         self.validator_fee_config = fees.validator_fee_config_for(self.network_id)
         self.state = State(ctx.store)
         self.mempool: list[SignedTx] = []
-        self.dropped: dict[bytes, str] = {}
+        self.dropped: OrderedDict[bytes, str] = OrderedDict()  # the last DROPPED_KEPT, as AvalancheGo's
         self._timer: EventHandle | None = None
         self._timer_at: int | None = None
         self._in_advance = False
@@ -222,6 +224,12 @@ class PlatformVM:
             self.build_block()
         return tx_id
 
+    def _drop(self, tx_id: bytes, reason: str) -> None:
+        self.dropped[tx_id] = reason
+        self.dropped.move_to_end(tx_id)
+        while len(self.dropped) > DROPPED_KEPT:
+            self.dropped.popitem(last=False)
+
     def _add_to_mempool(self, stx: SignedTx) -> None:
         tx_id = stx.tx_id
         if any(m.tx_id == tx_id for m in self.mempool):
@@ -241,7 +249,7 @@ class PlatformVM:
             executor.verify(self, stx, when, fs.price(self.fee_config), pending=self.mempool)
         except TxError as e:
             reason = str(e)
-            self.dropped[tx_id] = reason
+            self._drop(tx_id, reason)
             raise TxError(f"failed verification: {reason}") from None
         self.mempool.append(stx)
 
@@ -339,7 +347,7 @@ class PlatformVM:
                     verify_warp_messages(self, stx.unsigned)
                     eff = executor.verify(self, stx, when, price)
                 except TxError as e:
-                    self.dropped[stx.tx_id] = str(e)
+                    self._drop(stx.tx_id, str(e))
                     continue
                 if eff.gas > fs.capacity:
                     keep.append(stx)
