@@ -42,9 +42,10 @@ KNOWN: tuple[Known, ...] = (
           "codec error texts: Go's reflect codec wraps a short read with the field kind "
           "('couldn't unmarshal slice: ...', 'max slice length exceeded ...')",
           label=r"^mutant .* (truncated_to_\d+|type_id_swapped|credential_wrong_type)$"),
-    Known(r"^(health\.|GET|jsonrpc /ext/health)", r"checks", "open",
-          "health checks: AvalancheGo reports engine/networking per chain and bls, bootstrapped, database, "
-          "diskspace, futureupgrade, network, router; readiness has only 'bootstrapped', liveness none"),
+    Known(r"^(health\.health|GET|jsonrpc /ext/health)", r"\.checks\.X\.message\.engine\.consensus\.lastAcceptedID$",
+          "open",
+          "the X-Chain genesis block: AvalancheGo's parent on a local network is 3LdUD428..., simnode's is the "
+          "empty stop vertex, so its ID differs (avm.getBlock* hide it under the block-time allowance)"),
 )
 
 
