@@ -102,7 +102,7 @@ class InitialState:
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         fx_index = r.u32()
-        count = r.count_u32(4)
+        count = r.count_u32()
         return cls(fx_index, tuple(reg.decode_typed(r, State) for _ in range(count)))
 
 
@@ -129,7 +129,7 @@ class CreateAssetTx(UnsignedTx):
         name = r.str_u16()
         symbol = r.str_u16()
         denomination = r.u8()
-        count = r.count_u32(8)
+        count = r.count_u32()
         return cls(base, name, symbol, denomination, tuple(InitialState.decode(r, reg) for _ in range(count)))
 
 
@@ -152,7 +152,7 @@ class Operation:
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         asset_id = r.fixed_bytes(ID_LEN)
-        count = r.count_u32(ID_LEN + 4)
+        count = r.count_u32()
         utxo_ids = tuple((r.fixed_bytes(ID_LEN), r.u32()) for _ in range(count))
         return cls(asset_id, utxo_ids, reg.decode_typed(r, FxOperation))
 
@@ -174,7 +174,7 @@ class OperationTx(UnsignedTx):
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         base = BaseTxFields.decode(r, reg)
-        count = r.count_u32(ID_LEN + 8)
+        count = r.count_u32()
         return cls(base, tuple(Operation.decode(r, reg) for _ in range(count)))
 
     def input_utxo_ids(self) -> list[bytes]:
@@ -201,7 +201,7 @@ class ImportTx(UnsignedTx):
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         base = BaseTxFields.decode(r, reg)
         source = r.fixed_bytes(ID_LEN)
-        count = r.count_u32(2 * ID_LEN + 8)
+        count = r.count_u32()
         return cls(base, source, tuple(TransferableInput.decode(r, reg) for _ in range(count)))
 
     def input_utxo_ids(self) -> list[bytes]:
@@ -225,7 +225,7 @@ class ExportTx(UnsignedTx):
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         base = BaseTxFields.decode(r, reg)
         dest = r.fixed_bytes(ID_LEN)
-        count = r.count_u32(ID_LEN + 4)
+        count = r.count_u32()
         return cls(base, dest, tuple(TransferableOutput.decode(r, reg) for _ in range(count)))
 
 
@@ -284,7 +284,7 @@ def read_tx_body(r: Reader, reg: TypeRegistry = X_REGISTRY) -> Tx:
     start = r.offset
     unsigned = reg.decode_typed(r, UnsignedTx)
     unsigned_end = r.offset
-    count = r.count_u32(8)
+    count = r.count_u32()
     creds = tuple(reg.decode_typed(r, Credential) for _ in range(count))
     unsigned_bytes = CODEC_VERSION_BYTES + r.slice(start, unsigned_end)
     tx_bytes = CODEC_VERSION_BYTES + r.slice(start, r.offset)
