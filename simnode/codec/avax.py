@@ -142,8 +142,8 @@ class BaseTxFields:
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         network_id = r.u32()
         blockchain_id = r.fixed_bytes(ID_LEN)
-        outs = tuple(TransferableOutput.decode(r, reg) for _ in range(r.count_u32(ID_LEN + 4)))
-        ins = tuple(TransferableInput.decode(r, reg) for _ in range(r.count_u32(2 * ID_LEN + 8)))
+        outs = tuple(TransferableOutput.decode(r, reg) for _ in range(r.count_u32()))
+        ins = tuple(TransferableInput.decode(r, reg) for _ in range(r.count_u32()))
         return cls(network_id, blockchain_id, outs, ins, r.bytes_u32())
 
     def verify(self, network_id: int, blockchain_id: bytes) -> None:

@@ -79,7 +79,7 @@ class NftMintOperation(FxOperation):
         mint_input = Input.decode(r, reg)
         group_id = r.u32()
         payload = r.bytes_u32()
-        count = r.count_u32(16)  # an OutputOwners is at least 16 bytes
+        count = r.count_u32()  # an OutputOwners is at least 16 bytes
         return cls(mint_input, group_id, payload, tuple(OutputOwners.decode(r, reg) for _ in range(count)))
 
     def verify(self) -> None:

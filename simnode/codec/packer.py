@@ -5,6 +5,7 @@ from simnode.codec.errors import CodecError
 CODEC_VERSION = 0
 MAX_STRING_LEN = 0xFFFF
 INSUFFICIENT_LENGTH = "packer has insufficient length for input"
+MAX_SLICE_LEN = 2**31 - 1  # math.MaxInt32
 
 
 def _check_uint(value: int, bits: int) -> int:
@@ -90,20 +91,30 @@ class Reader:
         self.offset += n
         return self._data[start:self.offset]
 
+    def _read(self, n: int, kind: str) -> bytes:
+        """A value of the reflect codec: a short read names the field kind, as Go's codec wraps it."""
+        if n > self.remaining:
+            raise CodecError(f"couldn't unmarshal {kind}: {INSUFFICIENT_LENGTH}")
+        return self._take(n)
+
     def u8(self) -> int:
-        return self._take(1)[0]
+        return self._read(1, "uint8")[0]
 
     def u16(self) -> int:
-        return int.from_bytes(self._take(2), "big")
+        return int.from_bytes(self._read(2, "uint16"), "big")
 
     def u32(self) -> int:
-        return int.from_bytes(self._take(4), "big")
+        return int.from_bytes(self._read(4, "uint32"), "big")
 
     def u64(self) -> int:
-        return int.from_bytes(self._take(8), "big")
+        return int.from_bytes(self._read(8, "uint64"), "big")
+
+    def type_id(self) -> int:
+        """The u32 type ID that prefixes an interface value."""
+        return int.from_bytes(self._read(4, "interface"), "big")
 
     def bool(self) -> bool:
-        value = self.u8()
+        value = self._read(1, "bool")[0]
         if value > 1:
             raise CodecError("unexpected value when unpacking bool")
         return value == 1
@@ -113,19 +124,22 @@ class Reader:
 
     def bytes_u32(self, max_len: int | None = None) -> bytes:
         """A []byte; the length is checked against max_len and the remaining bytes before reading."""
-        length = self.u32()
+        length = self.count_u32()
         if max_len is not None and length > max_len:
             raise CodecError(f"byte array exceeds maximum length: {length} > {max_len}")
         return self._take(length)
 
     def str_u16(self) -> str:
-        return self._take(self.u16()).decode("utf-8", "surrogateescape")
+        length = int.from_bytes(self._read(2, "string"), "big")
+        return self._read(length, "string").decode("utf-8", "surrogateescape")
 
-    def count_u32(self, min_item_size: int) -> int:
-        """A slice length; rejects counts that cannot fit in the remaining bytes (no huge allocations)."""
-        count = self.u32()
-        if count * min_item_size > self.remaining:
-            raise CodecError(INSUFFICIENT_LENGTH)
+    def count_u32(self) -> int:
+        """A slice length. As Go's reflect codec, no check against the remaining bytes: the elements are
+        read one by one (lazily, so a huge count allocates nothing) and the first short one fails."""
+        count = int.from_bytes(self._read(4, "slice"), "big")
+        if count > MAX_SLICE_LEN:
+            raise CodecError(f"max slice length exceeded; array length, {count}, exceeds maximum length, "
+                             f"{MAX_SLICE_LEN}")
         return count
 
     def codec_version(self) -> int:

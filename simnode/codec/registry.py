@@ -57,6 +57,24 @@ class FxOperation:
 
 T = TypeVar("T")
 
+# Go's names, for the reflect codec's "*pkg.Type does not implement interface pkg.Interface": the Go
+# package of a simnode module, and the types whose Go name is not the class name in that package.
+_GO_PACKAGES = {"secp256k1fx": "secp256k1fx", "nftfx": "nftfx", "propertyfx": "propertyfx", "stakeable": "stakeable",
+                "avax": "avax", "atomic_txs": "atomic", "txs": "txs", "tx_parts": "txs"}
+_GO_NAMES = {"EmptySigner": "signer.Empty", "State": "verify.State", "TransferableOut": "avax.TransferableOut",
+             "TransferableIn": "avax.TransferableIn", "Owner": "fx.Owner", "FxOperation": "fxs.FxOperation"}
+
+
+def go_type(cls: type, interface: bool = False) -> str:
+    """A type as Go prints it: a pointer to the struct, or the interface itself."""
+    package = _GO_PACKAGES.get(cls.__module__.rsplit(".", 1)[-1], cls.__module__.rsplit(".", 1)[-1])
+    name = _GO_NAMES.get(cls.__name__, f"{package}.{cls.__name__}")
+    return name if interface else "*" + name
+
+
+def not_implemented(cls: type, interface: str) -> CodecError:
+    return CodecError(f"couldn't unmarshal interface: {go_type(cls)} does not implement interface {interface}")
+
 
 class TypeRegistry:
     """A chain's type-ID table. Extend it with ``register``; copy it with ``copy``."""
@@ -101,11 +119,9 @@ class TypeRegistry:
 
     def decode_typed(self, r: Reader, interface: type[T] | None = None) -> T | Any:
         """Read u32 type ID + body; if `interface` is given the class must implement it."""
-        cls = self.class_of(r.u32())
+        cls = self.class_of(r.type_id())
         if interface is not None and not issubclass(cls, interface):
-            raise CodecError(
-                f"couldn't unmarshal interface: {cls.__name__} does not implement interface {interface.__name__}"
-            )
+            raise not_implemented(cls, go_type(interface, interface=True))
         return cls.decode(r, self)
 
     def marshal(self, obj: Encodable, *, typed: bool = True) -> bytes:

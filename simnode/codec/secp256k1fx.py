@@ -31,7 +31,7 @@ class OutputOwners(Owner):
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         locktime = r.u64()
         threshold = r.u32()
-        count = r.count_u32(ADDRESS_LEN)
+        count = r.count_u32()
         return cls(locktime, threshold, tuple(r.fixed_bytes(ADDRESS_LEN) for _ in range(count)))
 
     def verify(self) -> None:
@@ -99,7 +99,7 @@ class Input:
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        count = r.count_u32(4)
+        count = r.count_u32()
         return cls(tuple(r.u32() for _ in range(count)))
 
     def verify(self) -> None:
@@ -141,7 +141,7 @@ class Credential:
 
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
-        count = r.count_u32(SIGNATURE_LEN)
+        count = r.count_u32()
         return cls(tuple(r.fixed_bytes(SIGNATURE_LEN) for _ in range(count)))
 
     def verify(self) -> None:

@@ -13,7 +13,6 @@ from simnode.codec.packer import Reader, Writer
 from simnode.codec.registry import Encodable, TypeRegistry
 
 CODEC_VERSION_BYTES = b"\x00\x00"
-MIN_TYPED_CREDENTIAL_SIZE = 8  # u32 typeID + u32 signature count
 
 # Reads the unsigned part (type ID included) from a Reader positioned right after the codec version.
 UnsignedParser = Callable[[Reader], Any]
@@ -54,7 +53,7 @@ def read_signed_body(r: Reader, reg: TypeRegistry, parse_unsigned: UnsignedParse
     start = r.offset
     unsigned = parse_unsigned(r) if parse_unsigned is not None else reg.decode_typed(r)
     unsigned_end = r.offset
-    count = r.count_u32(MIN_TYPED_CREDENTIAL_SIZE)
+    count = r.count_u32()
     credentials = tuple(reg.decode_typed(r, credential) for _ in range(count))
     return SignedTx(
         unsigned=unsigned,

@@ -80,6 +80,8 @@ ALLOWED: tuple[Allowed, ...] = (
             "a block holds its build time, so its bytes and ID differ"),
     Allowed(r"^(health\.|GET|raw)", r"\.checks\..*\.(timestamp|duration|contiguousFailures|timeOfFirstFailure)$",
             "health check run times"),
+    Allowed(r"^(health\.|GET|raw)", r"\.checks\.diskspace\.message\.availableDisk",
+            "the free space of the node's own disk"),
     Allowed(r"^info\.peers$", r"^\$\.result\.(numPeers|peers)",
             "peers: the real node runs alone; simnode shows the other genesis stakers as its peers"),
     Allowed(r"^eth_(getBlockBy(Number|Hash)|getHeaderBy(Number|Hash))$",

@@ -110,6 +110,10 @@ class Chain(Protocol):
 
     def is_bootstrapped(self) -> bool: ...
 
+    def last_accepted(self) -> tuple[bytes, int] | None:
+        """The last accepted block's ID and height (None while the chain is still loading)."""
+        ...
+
     def reload(self) -> None:
         """Re-read all state from the store after a node-wide revert (drop caches, mempool,
         reschedule timed events; events scheduled before the revert may still fire and must

@@ -53,6 +53,9 @@ class BootstrappingChain:
     def is_bootstrapped(self) -> bool:
         return False
 
+    def last_accepted(self) -> tuple[bytes, int] | None:
+        return None
+
     def reload(self) -> None:
         pass
 

@@ -43,7 +43,7 @@ class PChainOwner:
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry | None = None) -> Self:
         threshold = r.u32()
-        n = r.count_u32(20)
+        n = r.count_u32()
         return cls(threshold, tuple(r.fixed_bytes(20) for _ in range(n)))
 
     def as_output_owners(self) -> OutputOwners:
@@ -160,7 +160,7 @@ def go_type_name(msg: PChainMessage) -> str:
 def parse_pchain_message(data: bytes) -> PChainMessage:
     r = Reader(data)
     r.codec_version()
-    type_id = r.u32()
+    type_id = r.type_id()
     out: PChainMessage
     if type_id == SUBNET_TO_L1_CONVERSION_TYPE_ID:
         out = SubnetToL1Conversion(r.fixed_bytes(32))
@@ -266,7 +266,7 @@ def parse_validator_uptime(data: bytes) -> ValidatorUptime:
         raise CodecError(f"byte array exceeds maximum length: {len(data)} > {MAX_L1_MESSAGE_SIZE}")
     r = Reader(data)
     r.codec_version()
-    type_id = r.u32()
+    type_id = r.type_id()
     if type_id != VALIDATOR_UPTIME_TYPE_ID:
         raise CodecError(f"couldn't unmarshal interface: unknown type ID {type_id}")
     out = ValidatorUptime(r.fixed_bytes(32), r.u64())

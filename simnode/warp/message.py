@@ -99,7 +99,7 @@ def parse_signed_message(data: bytes) -> SignedMessage:
     """Decode a signed message; the bitset is checked only when used (as in AvalancheGo)."""
     r = Reader(data)
     unsigned = _read_unsigned(r)
-    type_id = r.u32()
+    type_id = r.type_id()
     if type_id != BIT_SET_SIGNATURE_TYPE_ID:
         raise CodecError(f"couldn't unmarshal interface: unknown type ID {type_id}")
     signers = r.bytes_u32()

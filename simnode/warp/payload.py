@@ -53,7 +53,7 @@ def parse_payload(data: bytes) -> Payload:
         raise CodecError(f"byte array exceeds maximum length: {len(data)} > {MAX_PAYLOAD_SIZE}")
     r = Reader(data)
     r.codec_version()
-    type_id = r.u32()
+    type_id = r.type_id()
     out: Payload
     if type_id == HASH_TYPE_ID:
         out = Hash(r.fixed_bytes(32))

@@ -281,7 +281,7 @@ def test_pchain_justifications():
     refused(UnsignedMessage(vm.network_id, bytes(32), Hash(bytes(32)).encode()), b"", 1,
             "failed to parse warp addressed call: wrong payload type: *payload.Hash")
     refused(UnsignedMessage(vm.network_id, bytes(32), AddressedCall(b"", b"\0\0").encode()), b"", 3,
-            "failed to parse warp addressed call payload: packer has insufficient length for input")
+            "failed to parse warp addressed call payload: couldn't unmarshal interface: packer has insufficient length for input")
     refused(UnsignedMessage(1, bytes(32), b""), b"", 1, "wrong networkID")
 
 

@@ -51,14 +51,14 @@ def build_block(parent_id: bytes, height: int, time: int, txs: tuple[Tx, ...] | 
 def parse_block(data: bytes) -> StandardBlock:
     r = Reader(data)
     r.codec_version()
-    type_id = r.u32()
+    type_id = r.type_id()
     if type_id != STANDARD_BLOCK_TYPE_ID:
         raise CodecError(f"couldn't unmarshal interface: unknown type ID {type_id}")
     parent = r.fixed_bytes(ID_LEN)
     height = r.u64()
     time = r.u64()
     root = r.fixed_bytes(ID_LEN)
-    count = r.count_u32(8)
+    count = r.count_u32()
     txs = tuple(read_tx_body(r) for _ in range(count))
     check_done(r, len(data))
     return StandardBlock(parent, height, time, root, txs, bytes(data), hashlib.sha256(data).digest())

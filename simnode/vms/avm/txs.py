@@ -100,7 +100,7 @@ class InitialState:
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         fx_index = r.u32()
-        count = r.count_u32(4)
+        count = r.count_u32()
         return cls(fx_index, tuple(reg.decode_typed(r, State) for _ in range(count)))
 
 
@@ -127,7 +127,7 @@ class CreateAssetTx(UnsignedTx):
         name = r.str_u16()
         symbol = r.str_u16()
         denomination = r.u8()
-        count = r.count_u32(8)
+        count = r.count_u32()
         return cls(base, name, symbol, denomination, tuple(InitialState.decode(r, reg) for _ in range(count)))
 
 
@@ -150,7 +150,7 @@ class Operation:
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         asset_id = r.fixed_bytes(ID_LEN)
-        count = r.count_u32(ID_LEN + 4)
+        count = r.count_u32()
         utxo_ids = tuple((r.fixed_bytes(ID_LEN), r.u32()) for _ in range(count))
         return cls(asset_id, utxo_ids, reg.decode_typed(r, FxOperation))
 
@@ -172,7 +172,7 @@ class OperationTx(UnsignedTx):
     @classmethod
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         base = BaseTxFields.decode(r, reg)
-        count = r.count_u32(ID_LEN + 8)
+        count = r.count_u32()
         return cls(base, tuple(Operation.decode(r, reg) for _ in range(count)))
 
     def input_utxo_ids(self) -> list[bytes]:
@@ -199,7 +199,7 @@ class ImportTx(UnsignedTx):
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         base = BaseTxFields.decode(r, reg)
         source = r.fixed_bytes(ID_LEN)
-        count = r.count_u32(2 * ID_LEN + 8)
+        count = r.count_u32()
         return cls(base, source, tuple(TransferableInput.decode(r, reg) for _ in range(count)))
 
     def input_utxo_ids(self) -> list[bytes]:
@@ -223,7 +223,7 @@ class ExportTx(UnsignedTx):
     def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
         base = BaseTxFields.decode(r, reg)
         dest = r.fixed_bytes(ID_LEN)
-        count = r.count_u32(ID_LEN + 4)
+        count = r.count_u32()
         return cls(base, dest, tuple(TransferableOutput.decode(r, reg) for _ in range(count)))
 
 

@@ -139,6 +139,10 @@ class XChainVM:
     def is_bootstrapped(self) -> bool:
         return True
 
+    def last_accepted(self) -> tuple[bytes, int] | None:
+        blk = self.last_accepted_block()
+        return blk.id, blk.height
+
     def reload(self) -> None:
         """After a node-wide revert: state is read from the store on every call, so only the
         mempool (txs that may now be invalid or already reverted) is dropped."""

@@ -144,8 +144,8 @@ class UnsignedImportTx(UnsignedAtomicTx):
         network_id = r.u32()
         blockchain_id = r.fixed_bytes(ID_LEN)
         source = r.fixed_bytes(ID_LEN)
-        ins = tuple(TransferableInput.decode(r, reg) for _ in range(r.count_u32(2 * ID_LEN + 8)))
-        outs = tuple(EVMOutput.decode(r, reg) for _ in range(r.count_u32(ADDR_LEN + 8 + ID_LEN)))
+        ins = tuple(TransferableInput.decode(r, reg) for _ in range(r.count_u32()))
+        outs = tuple(EVMOutput.decode(r, reg) for _ in range(r.count_u32()))
         return cls(network_id, blockchain_id, source, ins, outs)
 
     @property
@@ -180,8 +180,8 @@ class UnsignedExportTx(UnsignedAtomicTx):
         network_id = r.u32()
         blockchain_id = r.fixed_bytes(ID_LEN)
         dest = r.fixed_bytes(ID_LEN)
-        ins = tuple(EVMInput.decode(r, reg) for _ in range(r.count_u32(ADDR_LEN + 16 + ID_LEN)))
-        outs = tuple(TransferableOutput.decode(r, reg) for _ in range(r.count_u32(ID_LEN + 4)))
+        ins = tuple(EVMInput.decode(r, reg) for _ in range(r.count_u32()))
+        outs = tuple(TransferableOutput.decode(r, reg) for _ in range(r.count_u32()))
         return cls(network_id, blockchain_id, dest, ins, outs)
 
     @property
@@ -292,7 +292,7 @@ def decode_block_txs(data: bytes) -> list[AtomicTx]:
         return []
     r = Reader(data)
     r.codec_version()
-    txs = [_read_body(r) for _ in range(r.count_u32(8))]
+    txs = [_read_body(r) for _ in range(r.count_u32())]
     if r.remaining:
         raise CodecError(f"trailing buffer space: read {r.offset} provided {len(data)}")
     return txs

@@ -162,6 +162,9 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
     def is_bootstrapped(self) -> bool:
         return True
 
+    def last_accepted(self) -> tuple[bytes, int] | None:
+        return self.head.hash, self.head.number
+
     def close(self) -> None:
         self.closed = True
         if self._interval_handle is not None:

@@ -81,14 +81,14 @@ class Block:
 
 
 def _read_txs(r: Reader) -> tuple[SignedTx, ...]:
-    n = r.count_u32(8)
+    n = r.count_u32()
     return tuple(t.read_tx(r) for _ in range(n))
 
 
 def decode_block(data: bytes) -> Block:
     r = Reader(data)
     r.codec_version()
-    type_id = r.u32()
+    type_id = r.type_id()
     if type_id == APRICOT_COMMIT_BLOCK:
         block = Block(type_id, 0, r.fixed_bytes(32), r.u64(), ())
     elif type_id == t.BANFF_STANDARD_BLOCK:

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Self
 
 from simnode.codec import (
-    CodecError,
     Input,
     OutputOwners,
     Reader,
@@ -19,7 +18,7 @@ from simnode.codec import (
     VerifyError,
     Writer,
 )
-from simnode.codec.registry import Owner
+from simnode.codec.registry import Owner, not_implemented
 from simnode.warp.acp77 import PChainOwner
 
 ID_LEN = 32
@@ -29,7 +28,7 @@ BLS_SIG_LEN = 96
 
 
 def read_outs(r: Reader, reg: TypeRegistry) -> tuple[TransferableOutput, ...]:
-    return tuple(TransferableOutput.decode(r, reg) for _ in range(r.count_u32(ID_LEN + 4)))
+    return tuple(TransferableOutput.decode(r, reg) for _ in range(r.count_u32()))
 
 
 def write_outs(w: Writer, reg: TypeRegistry, outs: tuple[TransferableOutput, ...]) -> None:
@@ -39,7 +38,7 @@ def write_outs(w: Writer, reg: TypeRegistry, outs: tuple[TransferableOutput, ...
 
 
 def read_ins(r: Reader, reg: TypeRegistry) -> tuple[TransferableInput, ...]:
-    return tuple(TransferableInput.decode(r, reg) for _ in range(r.count_u32(2 * ID_LEN + 8)))
+    return tuple(TransferableInput.decode(r, reg) for _ in range(r.count_u32()))
 
 
 def write_ins(w: Writer, reg: TypeRegistry, ins: tuple[TransferableInput, ...]) -> None:
@@ -55,7 +54,7 @@ def read_owner(r: Reader, reg: TypeRegistry) -> OutputOwners:
 def read_auth(r: Reader, reg: TypeRegistry) -> Input:
     auth = reg.decode_typed(r)
     if not isinstance(auth, Input):
-        raise CodecError(f"couldn't unmarshal interface: {type(auth).__name__} does not implement interface Verifiable")
+        raise not_implemented(type(auth), "verify.Verifiable")
     return auth
 
 

@@ -27,6 +27,7 @@ from simnode.codec import (
     new_p_registry,
     parse_signed,
 )
+from simnode.codec.registry import not_implemented
 
 from .tx_parts import (
     BLS_SIG_LEN,
@@ -146,7 +147,7 @@ class CreateChainTx(UnsignedTx):
         subnet_id = r.fixed_bytes(ID_LEN)
         name = r.str_u16()
         vm_id = r.fixed_bytes(ID_LEN)
-        fxs = tuple(r.fixed_bytes(ID_LEN) for _ in range(r.count_u32(ID_LEN)))
+        fxs = tuple(r.fixed_bytes(ID_LEN) for _ in range(r.count_u32()))
         genesis = r.bytes_u32()
         return cls(base, subnet_id, name, vm_id, fxs, genesis, read_auth(r, reg))
 
@@ -381,7 +382,7 @@ class ConvertSubnetToL1Tx(UnsignedTx):
         subnet = r.fixed_bytes(ID_LEN)
         chain = r.fixed_bytes(ID_LEN)
         addr = r.bytes_u32()
-        vdrs = tuple(ConvertSubnetToL1Validator.decode(r, reg) for _ in range(r.count_u32(4 + 16 + 144 + 16)))
+        vdrs = tuple(ConvertSubnetToL1Validator.decode(r, reg) for _ in range(r.count_u32()))
         return cls(base, subnet, chain, addr, vdrs, read_auth(r, reg))
 
 
@@ -499,7 +500,7 @@ P_REGISTRY = _registry()
 def _parse_unsigned(r: Reader) -> Any:
     tx = P_REGISTRY.decode_typed(r)
     if not isinstance(tx, (UnsignedTx, RewardValidatorTx)):
-        raise CodecError(f"couldn't unmarshal interface: {type(tx).__name__} does not implement interface UnsignedTx")
+        raise not_implemented(type(tx), "txs.UnsignedTx")
     return tx
 
 

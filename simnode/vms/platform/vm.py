@@ -106,6 +106,9 @@ class PlatformVM:
     def is_bootstrapped(self) -> bool:
         return True
 
+    def last_accepted(self) -> tuple[bytes, int] | None:
+        return self.state.meta.last_block_id, self.state.meta.height
+
     def close(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
