@@ -5,10 +5,16 @@ Keys (namespace `wh/`):
     wh/w/<webhook id>                 -> WEBHOOK (a map, below)           account data: unversioned
     wh/s                              -> the shared secret (UTF-8)        unversioned
     wh/q                              -> u64: the next outbox sequence    in each block's batch
-    wh/o/<seq u64><message id 16>     -> OUTBOX [webhook id, message id, body, created ms, label]
+    wh/o/<seq u64><message id 16>     -> OUTBOX [webhook id, message id, body, created ms, label(, ref)]
                                          written in the accepted block's own batch (so a block and
                                          its messages are committed together); deleted (unversioned)
-                                         once delivered or given up
+                                         once delivered or given up. An EVM message holds an empty
+                                         body and a REF [chain ID, block number, tx index, include
+                                         logs, include internal txs, event signatures]: the worker
+                                         builds its body from the block's rows, which never change
+                                         once accepted (so the block pays no JSON, and every
+                                         redelivery has the same bytes); other messages (and rows
+                                         written before refs existed) hold their body
     wh/h/<webhook id><seq u64><message id 16> -> HISTORY {messageId, status, attempts, ...}
                                          unversioned; per webhook the newest HISTORY_KEPT are kept
                                          (pruned every few deliveries, delivery.py)
@@ -90,6 +96,7 @@ class Message:
     body: bytes
     created_ms: int
     label: str              # what it is about (a tx hash and event), for the explorer
+    ref: list[Any] | None = None  # an EVM message's REF: its body is built at delivery (evm_events.ref_body)
     attempts: list[list[Any]] = field(default_factory=list)  # [at ms, HTTP status or error, latency ms]
     next_retry_ms: int | None = None
 
@@ -120,13 +127,15 @@ def save_secret(store: Store, secret: str) -> None:
     store.put_unversioned({SECRET: secret.encode()})
 
 
-def stage_message(batch: Batch, webhook_id: str, msg_id: str, body: bytes, created_ms: int, label: str) -> bytes:
-    """Put one message in the outbox in `batch` (a block's); returns its key."""
+def stage_message(batch: Batch, webhook_id: str, msg_id: str, body: bytes, created_ms: int, label: str,
+                  ref: list[Any] | None = None) -> bytes:
+    """Put one message in the outbox in `batch` (a block's): its body, or an empty body and the
+    REF it is built from at delivery; returns its key."""
     raw = batch.get(SEQUENCE)
     seq = int.from_bytes(raw, "big") if raw else 0
     batch.changes[SEQUENCE] = (seq + 1).to_bytes(8, "big")
     key = OUTBOX + seq.to_bytes(8, "big") + uuid.UUID(msg_id).bytes
-    batch.changes[key] = pack([webhook_id, msg_id, body, created_ms, label])
+    batch.changes[key] = pack([webhook_id, msg_id, body, created_ms, label] + ([ref] if ref is not None else []))
     return key
 
 

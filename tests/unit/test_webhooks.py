@@ -10,7 +10,7 @@ import uuid
 from simnode.store import Store
 from simnode.webhooks import records as r
 from simnode.webhooks.delivery import Policy, signature
-from simnode.webhooks.engine import BlockFeed
+from simnode.webhooks.engine import BlockFeed, Webhooks
 from simnode.webhooks.evm_events import checksum, with_decimals
 
 
@@ -56,6 +56,22 @@ def test_outbox_keeps_staging_order_across_blocks_in_one_batch():
     later.commit()
     assert [m.key for m in r.outbox(store)] == keys
     assert [m.message_id for m in r.outbox(store)] == [*ids, str(uuid.UUID(int=1))]
+
+
+def test_outbox_rows_with_a_body_and_with_a_ref_both_give_their_body():
+    store = Store.memory()
+    engine = Webhooks(store, lambda: 0, 12345, b"\x00" * 32, lambda chain: None)
+    batch = store.batch()
+    full, compact = str(uuid.UUID(int=1)), str(uuid.UUID(int=2))
+    r.stage_message(batch, "w", full, b'{"body":1}', 1, "staged with its body")  # a row as older nodes wrote it
+    ref = [b"\x07" * 32, 5, 0, True, False, []]
+    r.stage_message(batch, "w", compact, b"", 1, "tx", ref)
+    batch.commit()
+    old, new = r.outbox(store)
+    assert (old.body, old.ref) == (b'{"body":1}', None)
+    assert engine.body(old) == b'{"body":1}'
+    assert (new.body, new.ref) == (b"", ref)
+    assert engine.body(new) is None  # its chain is unknown (still loading): the worker waits
 
 
 def test_records_round_trip():
