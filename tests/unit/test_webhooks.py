@@ -29,6 +29,11 @@ def test_message_ids_are_stable_uuids_per_webhook_tx_and_event():
               r.message_id("w1", b"\x01" * 32, b"\x03" * 32, "address_activity"),
               r.message_id("w1", b"\x01" * 32, b"\x02" * 32, "balance_change")}
     assert a not in others and len(others) == 3
+    h = uuid.uuid5(uuid.NAMESPACE_URL, "w1")  # what the IDs are: nested uuid5s (records.message_id)
+    for part in ((b"\x01" * 32).hex(), (b"\x02" * 32).hex(), "address_activity"):
+        h = uuid.uuid5(h, part)
+    assert a == str(h)
+    assert r.message_id("wébhook", "é") == str(uuid.uuid5(uuid.uuid5(uuid.NAMESPACE_URL, "wébhook"), "é"))
 
 
 def test_amounts_with_decimals_and_checksums():
