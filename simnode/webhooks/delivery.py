@@ -1,9 +1,12 @@
 """The delivery worker: POSTs each outbox message to its webhook's URL, signed, at least once, in
 outbox order per webhook, on the node's event loop, never in a block's or a request's way.
 
-* Body: the exact bytes staged with the block. Header `x-signature`: standard base64 of
-  HMAC-SHA256 over those bytes keyed with the UTF-8 bytes of the shared secret (what chainkit's
-  validateWebhook checks). The secret is read at each attempt, so a rotation signs retries anew.
+* Body: the exact bytes staged with the block, or, for an EVM message, built when the worker
+  first takes it from the block's stored rows its REF names (records.py): those never change once
+  accepted, so every redelivery, after a restart too, sends the same bytes. A message whose block
+  is gone is given up. Header `x-signature`: standard base64 of HMAC-SHA256 over those bytes
+  keyed with the UTF-8 bytes of the shared secret (what chainkit's validateWebhook checks). The
+  secret is read at each attempt, so a rotation signs retries anew.
 * Outcome of an attempt: 2xx delivered. 5xx, 408, 429, a timeout (ATTEMPT_TIMEOUT) or a failed
   connection (refused, reset) retries after FIRST_RETRY, doubling up to MAX_RETRY_DELAY; any other
   status gives up at once (the receiver refused it). After MAX_ATTEMPTS attempts the message is
@@ -53,6 +56,7 @@ class Policy:
 
 RETRIED_STATUSES = (408, 429)
 STAGED_WAIT = 1.0  # how long a message staged in a batch may take to appear in the store
+BODY_WAIT = 0.05  # seconds between looks for a loading chain (an EVM message's body needs it)
 HISTORY_SLACK = 20  # history rows a webhook may hold beyond HISTORY_KEPT between prunings
 
 
@@ -196,6 +200,17 @@ class Deliverer:
             webhook = self.engine.webhooks.get(webhook_id)
             if webhook is None or not webhook.active:
                 return  # waits in the outbox until the webhook is active again (engine.save wakes us)
+            try:
+                body = self.engine.body(msg)
+            except Exception as exc:  # its block is gone (or unreadable): nothing to send
+                log.warning("webhook %s: message %s has no body: %s", webhook_id, msg.message_id, exc)
+                msg.attempts.append([int(time.time() * 1000), f"no body: {exc}", 0])
+                self._finish(webhook_id, msg, "failed")
+                q.popleft()
+                continue
+            if body is None:  # its chain is still loading (a restart)
+                await asyncio.sleep(BODY_WAIT)
+                continue
             outcome = await self._attempt(webhook, msg)
             if msg.key not in self.known:  # reverted away meanwhile
                 continue

@@ -20,12 +20,15 @@ from ..formats.bech32 import bech32_decode
 from ..formats.ids import PLATFORM_VM_ID, AVM_VM_ID, ZERO_ID
 from ..store import Batch, Store
 from . import records as r
-from .evm_events import EvmMatch, block_messages, latest_tx_message
+from .evm_events import EvmMatch, block_messages, latest_tx_message, ref_body
 from .primary_events import BlockView, address_events, primary_body, validator_events
 
 log = logging.getLogger("simnode.webhooks")
 
 PRIMARY_VMS = (PLATFORM_VM_ID, AVM_VM_ID)
+
+
+Staged = tuple[r.Webhook, str, bytes, str, list[Any] | None]  # webhook, message ID, body, label, REF
 
 
 class BlockIndexer(Protocol):
@@ -36,8 +39,11 @@ class BlockIndexer(Protocol):
 
 class Webhooks:
     def __init__(self, store: Store, now_ms: Callable[[], int], network_id: int, avax_asset: bytes,
-                 network_token: Callable[[Any], tuple[str, str, int] | None]) -> None:
+                 network_token: Callable[[Any], tuple[str, str, int] | None],
+                 chain_of: Callable[[bytes], Any] | None = None) -> None:
         self.store = store
+        self.chain_of = chain_of  # the node's chain of an ID (builds the bodies of EVM messages)
+        self._seen: dict[bytes, Any] = {}  # the chains whose blocks were matched (when no chain_of)
         self.now_ms = now_ms
         self.hrp = hrp_for_network(network_id)
         self.avax_asset = avax_asset
@@ -99,25 +105,25 @@ class Webhooks:
         P/X block some primary webhook watches)."""
         match = self._evm.get(chain.chain_id)
         if match is not None and "rc" in row:
-            staged = [(w, mid, body, label) for w, mid, body, label in
-                      block_messages(chain, row, batch, match, self.network_token(chain))]
-            self._stage(batch, staged)
+            self._seen[chain.chain_id] = chain
+            found = block_messages(chain, row, batch, match)
+            self._stage(batch, [(w, mid, b"", label, ref) for w, mid, ref, label in found])
         hooks = self._primary.get(chain.chain_id)
         if hooks and before is not None and chain.vm_id in PRIMARY_VMS:
             self._stage(batch, self.primary_messages(chain, batch, before, hooks))
 
     def primary_messages(self, chain: Any, batch: Batch, before: dict[bytes, bytes | None],
-                         hooks: list[r.Webhook]) -> list[tuple[r.Webhook, str, bytes, str]]:
+                         hooks: list[r.Webhook]) -> list[Staged]:
         new = {k: v for k, v in batch.changes.items() if k not in before or before[k] != v}
         earlier = Batch(self.store)
         earlier.changes = before
         alias = "P" if chain.chain_id == ZERO_ID else "X"
         view = BlockView(chain.chain_id, alias, self.hrp, self.avax_asset, new, earlier.get, batch.get,
                          earlier.iterate, batch.iterate)
-        out: list[tuple[r.Webhook, str, bytes, str]] = []
+        out: list[Staged] = []
 
         def emit(w: r.Webhook, mid: str, event: dict[str, Any], label: str) -> None:
-            out.append((w, mid, primary_body(w, mid, event), label))
+            out.append((w, mid, primary_body(w, mid, event), label, None))
 
         address_hooks = [(w, primary_payloads(w)) for w in hooks if w.event_type == r.PRIMARY_ADDRESS_ACTIVITY]
         if address_hooks:
@@ -127,11 +133,11 @@ class Webhooks:
             validator_events(view, validator_hooks, emit)
         return out
 
-    def _stage(self, batch: Batch, messages: list[tuple[r.Webhook, str, bytes, str]]) -> None:
+    def _stage(self, batch: Batch, messages: list[Staged]) -> None:
         if not messages:
             return
         now = self.now_ms()
-        keys = [r.stage_message(batch, w.id, mid, body, now, label) for w, mid, body, label in messages]
+        keys = [r.stage_message(batch, w.id, mid, body, now, label, ref) for w, mid, body, label, ref in messages]
         with self._lock:
             self.staged.extend(keys)
         if self.on_staged is not None:
@@ -155,6 +161,22 @@ class Webhooks:
         if self.on_staged is not None:
             self.on_staged()
         return mid
+
+    def body(self, msg: r.Message) -> bytes | None:
+        """The message's body: staged with it, or built from its REF (once; the delivery worker's
+        thread). None while its chain is not loaded yet (a restart); ValueError when its block is
+        gone."""
+        if msg.body or msg.ref is None:
+            return msg.body
+        chain_id = msg.ref[0]
+        chain = self.chain_of(chain_id) if self.chain_of is not None else self._seen.get(chain_id)
+        if chain is None or not hasattr(chain, "block_row"):
+            return None
+        body = ref_body(chain, self.store.get, msg.ref, msg.webhook_id, msg.message_id, self.network_token(chain))
+        if body is None:
+            raise ValueError(f"block {msg.ref[1]} of its chain is gone")
+        msg.body = body
+        return body
 
     def take_staged(self) -> list[bytes]:
         with self._lock:

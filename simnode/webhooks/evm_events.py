@@ -11,7 +11,7 @@ Data API writes them; ERC token metadata is what the index read when it first sa
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -61,21 +61,19 @@ class EvmMatch:
                 self.by_address.setdefault(bytes.fromhex(a[2:].lower()), []).append(w)
 
 
-def block_messages(chain: Any, row: dict, batch: Batch, match: EvmMatch,
-                   network_token: tuple[str, str, int] | None) -> list[tuple[Webhook, str, bytes, str]]:
-    """(webhook, message ID, body, label) for every (webhook, tx) of the block that matches."""
+def block_messages(chain: Any, row: dict, batch: Batch,
+                   match: EvmMatch) -> list[tuple[Webhook, str, list[Any], str]]:
+    """(webhook, message ID, REF, label) for every (webhook, tx) of the block that matches. The
+    body is not built here but at delivery (ref_body), from the block's rows: a block pays the
+    matching only."""
     by_address = match.by_address
     found: list[tuple[int, list[Webhook]]] = []
-    log_base: list[int] = []
-    logs_before = 0
     # the index staged each tx's row in this batch already: its recipient is cheaper read there
     # than decoded from the raw tx again (the block's number is the index marker it just set)
     n8 = batch.changes.get(marker(chain.chain_id))
     tx_rows = space(chain.chain_id).tx + n8 if n8 else None
     for i, raw in enumerate(row["txs"]):
-        log_base.append(logs_before)
         receipt = row["rc"][i]
-        logs_before += len(receipt[5])
         touched = {row["from"][i]}
         indexed = batch.changes.get(tx_rows + u32(i)) if tx_rows is not None else None
         to = unpack(indexed)[4] if indexed is not None else decode_tx(raw)[3]
@@ -89,50 +87,61 @@ def block_messages(chain: Any, row: dict, batch: Batch, match: EvmMatch,
             found.append((i, sorted(matched.values(), key=lambda w: w.id)))
     if not found:
         return []
-    tx_block = _TxBlock(chain, row, batch, network_token)
+    number = int.from_bytes(n8, "big") if n8 else decoded_header(row["hdr"], chain.header_rules.coreth).block_number
     out = []
     for i, hooks in found:
+        h = keccak256(row["txs"][i])
+        logs = row["rc"][i][5]
         for w in hooks:
-            body = tx_block.event(w, i, log_base[i])
-            if body is None:
+            signatures = sorted({s.lower() for s in w.metadata.get("eventSignatures") or ()})
+            if signatures and not any(lg[1] and hex0x(lg[1][0]) in signatures for lg in logs):
                 continue
-            mid = message_id(w.id, chain.chain_id, tx_block.tx_hash(i), ADDRESS_ACTIVITY)
-            payload = {"webhookId": w.id, "eventType": ADDRESS_ACTIVITY, "messageId": mid, "event": body}
-            out.append((w, mid, orjson.dumps(payload), f"tx {tx_block.tx_hash(i).hex()}"))
+            mid = message_id(w.id, chain.chain_id, h, ADDRESS_ACTIVITY)
+            ref = [chain.chain_id, number, i, bool(w.include_logs), bool(w.include_internal_txs), signatures]
+            out.append((w, mid, ref, f"tx {h.hex()}"))
     return out
+
+
+def ref_body(chain: Any, get: Callable[[bytes], bytes | None], ref: list[Any], webhook_id: str, msg_id: str,
+             network_token: tuple[str, str, int] | None) -> bytes | None:
+    """The body of the message REF names (records.py), from its block's stored rows (and the
+    token metadata the index keeps; `get` reads the store); None when the block is gone."""
+    _chain_id, number, i, include_logs, internals, signatures = ref
+    row = chain.block_row(number)
+    if row is None or i >= len(row["txs"]):
+        return None
+    logs_before = sum(len(rc[5]) for rc in row["rc"][:i])
+    event = _TxBlock(chain, row, get, network_token).event(i, logs_before, include_logs, internals, set(signatures))
+    return orjson.dumps({"webhookId": webhook_id, "eventType": ADDRESS_ACTIVITY, "messageId": msg_id, "event": event})
 
 
 class _TxBlock:
     """The Transaction JSON of a block's txs, built for the matched ones only."""
 
-    def __init__(self, chain: Any, row: dict, batch: Batch, network_token: tuple[str, str, int] | None) -> None:
+    def __init__(self, chain: Any, row: dict, get: Callable[[bytes], bytes | None],
+                 network_token: tuple[str, str, int] | None) -> None:
         self.chain = chain
         self.row = row
-        self.batch = batch
+        self.get = get
         self.header = decoded_header(row["hdr"], chain.header_rules.coreth)
         self.time = row["ms"] // 1000
         self.network_token = network_token
         self.tokens: dict[bytes, tuple[str, str, int] | None] = {}
 
-    def tx_hash(self, i: int) -> bytes:
-        return keccak256(self.row["txs"][i])
-
     def token(self, address: bytes) -> tuple[str, str, int] | None:
         if address not in self.tokens:
-            raw = self.batch.get(space(self.chain.chain_id).tm + address)
+            raw = self.get(space(self.chain.chain_id).tm + address)
             rec = unpack(raw) if raw is not None else None
             self.tokens[address] = (rec[1] or "", rec[2] or "", rec[3] or 0) if rec else None
         return self.tokens[address]
 
-    def event(self, w: Webhook, i: int, log_base: int) -> dict[str, Any] | None:
+    def event(self, i: int, log_base: int, include_logs: bool, internals: bool, signatures: set[str]) -> dict[str, Any]:
+        """The event of tx `i` for a webhook with these settings (`signatures` picks its logs)."""
         logs = self.row["rc"][i][5]
-        signatures = {s.lower() for s in w.metadata.get("eventSignatures") or ()}
-        picked = [(n, lg) for n, lg in enumerate(logs) if not signatures or lg[1] and hex0x(lg[1][0]) in signatures]
-        if signatures and not picked:
-            return None
-        event: dict[str, Any] = {"transaction": self.transaction(i, log_base, bool(w.include_internal_txs))}
-        if w.include_logs:
-            event["logs"] = [self.log(lg, i, log_base + n) for n, lg in picked]
+        event: dict[str, Any] = {"transaction": self.transaction(i, log_base, internals)}
+        if include_logs:
+            event["logs"] = [self.log(lg, i, log_base + n) for n, lg in enumerate(logs)
+                             if not signatures or lg[1] and hex0x(lg[1][0]) in signatures]
         return event
 
     def transaction(self, i: int, log_base: int, internals: bool) -> dict[str, Any]:
@@ -221,9 +230,7 @@ def latest_tx_message(chain: Any, batch: Batch, w: Webhook, msg_id: str,
             continue
         i = len(row["txs"]) - 1
         logs_before = sum(len(rc[5]) for rc in row["rc"][:i])
-        tx_block = _TxBlock(chain, row, batch, network_token)
-        event: dict[str, Any] = {"transaction": tx_block.transaction(i, logs_before, bool(w.include_internal_txs))}
-        if w.include_logs:
-            event["logs"] = [tx_block.log(lg, i, logs_before + n) for n, lg in enumerate(row["rc"][i][5])]
+        event = _TxBlock(chain, row, batch.get, network_token).event(i, logs_before, bool(w.include_logs),
+                                                                     bool(w.include_internal_txs), set())
         return orjson.dumps({"webhookId": w.id, "eventType": ADDRESS_ACTIVITY, "messageId": msg_id, "event": event})
     return None

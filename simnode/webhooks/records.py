@@ -5,10 +5,16 @@ Keys (namespace `wh/`):
     wh/w/<webhook id>                 -> WEBHOOK (a map, below)           account data: unversioned
     wh/s                              -> the shared secret (UTF-8)        unversioned
     wh/q                              -> u64: the next outbox sequence    in each block's batch
-    wh/o/<seq u64><message id 16>     -> OUTBOX [webhook id, message id, body, created ms, label]
+    wh/o/<seq u64><message id 16>     -> OUTBOX [webhook id, message id, body, created ms, label(, ref)]
                                          written in the accepted block's own batch (so a block and
                                          its messages are committed together); deleted (unversioned)
-                                         once delivered or given up
+                                         once delivered or given up. An EVM message holds an empty
+                                         body and a REF [chain ID, block number, tx index, include
+                                         logs, include internal txs, event signatures]: the worker
+                                         builds its body from the block's rows, which never change
+                                         once accepted (so the block pays no JSON, and every
+                                         redelivery has the same bytes); other messages (and rows
+                                         written before refs existed) hold their body
     wh/h/<webhook id><seq u64><message id 16> -> HISTORY {messageId, status, attempts, ...}
                                          unversioned; per webhook the newest HISTORY_KEPT are kept
                                          (pruned every few deliveries, delivery.py)
@@ -20,6 +26,8 @@ block removes its undelivered messages with it.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -90,17 +98,34 @@ class Message:
     body: bytes
     created_ms: int
     label: str              # what it is about (a tx hash and event), for the explorer
+    ref: list[Any] | None = None  # an EVM message's REF: its body is built at delivery (evm_events.ref_body)
     attempts: list[list[Any]] = field(default_factory=list)  # [at ms, HTTP status or error, latency ms]
     next_retry_ms: int | None = None
 
 
 def message_id(webhook_id: str, *parts: bytes | str) -> str:
     """A stable UUID for (webhook, chain, tx, event): the same message keeps its ID across
-    redeliveries and restarts."""
-    h = uuid.uuid5(uuid.NAMESPACE_URL, webhook_id)
+    redeliveries and restarts. It is uuid5(…uuid5(uuid5(NAMESPACE_URL, webhook_id), part)…),
+    computed on bytes: uuid.uuid5 builds a UUID object per step, which cost a block as much as
+    the rest of staging a message."""
+    h = _webhook_namespace(webhook_id)
     for p in parts:
-        h = uuid.uuid5(h, p.hex() if isinstance(p, bytes) else p)
-    return str(h)
+        h = _uuid5(h, p.hex() if isinstance(p, bytes) else p)
+    x = h.hex()
+    return f"{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
+
+
+def _uuid5(namespace: bytes, name: str) -> bytes:
+    """uuid.uuid5(UUID(bytes=namespace), name).bytes: SHA-1's first 16 bytes, version 5, RFC 4122 variant."""
+    d = bytearray(hashlib.sha1(namespace + name.encode()).digest()[:16])
+    d[6] = d[6] & 0x0F | 0x50
+    d[8] = d[8] & 0x3F | 0x80
+    return bytes(d)
+
+
+@functools.lru_cache(maxsize=4096)
+def _webhook_namespace(webhook_id: str) -> bytes:
+    return _uuid5(uuid.NAMESPACE_URL.bytes, webhook_id)
 
 
 def load_webhooks(store: Store) -> dict[str, Webhook]:
@@ -120,13 +145,15 @@ def save_secret(store: Store, secret: str) -> None:
     store.put_unversioned({SECRET: secret.encode()})
 
 
-def stage_message(batch: Batch, webhook_id: str, msg_id: str, body: bytes, created_ms: int, label: str) -> bytes:
-    """Put one message in the outbox in `batch` (a block's); returns its key."""
+def stage_message(batch: Batch, webhook_id: str, msg_id: str, body: bytes, created_ms: int, label: str,
+                  ref: list[Any] | None = None) -> bytes:
+    """Put one message in the outbox in `batch` (a block's): its body, or an empty body and the
+    REF it is built from at delivery; returns its key."""
     raw = batch.get(SEQUENCE)
     seq = int.from_bytes(raw, "big") if raw else 0
     batch.changes[SEQUENCE] = (seq + 1).to_bytes(8, "big")
     key = OUTBOX + seq.to_bytes(8, "big") + uuid.UUID(msg_id).bytes
-    batch.changes[key] = pack([webhook_id, msg_id, body, created_ms, label])
+    batch.changes[key] = pack([webhook_id, msg_id, body, created_ms, label] + ([ref] if ref is not None else []))
     return key
 
 

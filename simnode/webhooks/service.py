@@ -26,6 +26,7 @@ class NodeParts(Protocol):
     config: Any
     genesis: Any
     snapshots: Any
+    chains: dict[bytes, Any]
 
 
 def network_token(chain: Any) -> tuple[str, str, int] | None:
@@ -48,7 +49,7 @@ class WebhookService:
         node = self.node
         assert node.store is not None
         self.engine = Webhooks(node.store, node.clock.now_ms, node.config.network_id, node.genesis.avax_asset_id,
-                               network_token)
+                               network_token, lambda chain_id: node.chains.get(chain_id))
         self.feed = BlockFeed(node.indexer, self.engine)
         if node.snapshots is not None:
             node.snapshots.on_revert.append(self._reverted)

@@ -220,7 +220,12 @@ def test_dev_methods_pause_resume_and_a_test_event():
         second = rx.wait(2)[1]
         assert second.json["messageId"] == test != first.json["messageId"]
         assert second.json["event"]["transaction"]["txHash"] == tx  # the chain's latest tx
-        deliveries = [w for w in call(dev, "simnode.getWebhooks", {})["webhooks"] if w["id"] == hook["id"]][0]
+        deadline = time.monotonic() + 10  # the worker records a delivery after the receiver answered
+        while True:
+            deliveries = [w for w in call(dev, "simnode.getWebhooks", {})["webhooks"] if w["id"] == hook["id"]][0]
+            if all(d["status"] != "pending" for d in deliveries["deliveries"]) or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
         assert [(d["label"], d["status"]) for d in deliveries["deliveries"]] == [
             ("test event", "delivered"), (f"tx {tx[2:]}", "delivered")]
         assert all(len(d["attempts"]) == 1 and d["attempts"][0][1] == 200 for d in deliveries["deliveries"])

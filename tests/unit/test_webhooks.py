@@ -10,7 +10,7 @@ import uuid
 from simnode.store import Store
 from simnode.webhooks import records as r
 from simnode.webhooks.delivery import Policy, signature
-from simnode.webhooks.engine import BlockFeed
+from simnode.webhooks.engine import BlockFeed, Webhooks
 from simnode.webhooks.evm_events import checksum, with_decimals
 
 
@@ -29,6 +29,11 @@ def test_message_ids_are_stable_uuids_per_webhook_tx_and_event():
               r.message_id("w1", b"\x01" * 32, b"\x03" * 32, "address_activity"),
               r.message_id("w1", b"\x01" * 32, b"\x02" * 32, "balance_change")}
     assert a not in others and len(others) == 3
+    h = uuid.uuid5(uuid.NAMESPACE_URL, "w1")  # what the IDs are: nested uuid5s (records.message_id)
+    for part in ((b"\x01" * 32).hex(), (b"\x02" * 32).hex(), "address_activity"):
+        h = uuid.uuid5(h, part)
+    assert a == str(h)
+    assert r.message_id("wébhook", "é") == str(uuid.uuid5(uuid.uuid5(uuid.NAMESPACE_URL, "wébhook"), "é"))
 
 
 def test_amounts_with_decimals_and_checksums():
@@ -56,6 +61,22 @@ def test_outbox_keeps_staging_order_across_blocks_in_one_batch():
     later.commit()
     assert [m.key for m in r.outbox(store)] == keys
     assert [m.message_id for m in r.outbox(store)] == [*ids, str(uuid.UUID(int=1))]
+
+
+def test_outbox_rows_with_a_body_and_with_a_ref_both_give_their_body():
+    store = Store.memory()
+    engine = Webhooks(store, lambda: 0, 12345, b"\x00" * 32, lambda chain: None)
+    batch = store.batch()
+    full, compact = str(uuid.UUID(int=1)), str(uuid.UUID(int=2))
+    r.stage_message(batch, "w", full, b'{"body":1}', 1, "staged with its body")  # a row as older nodes wrote it
+    ref = [b"\x07" * 32, 5, 0, True, False, []]
+    r.stage_message(batch, "w", compact, b"", 1, "tx", ref)
+    batch.commit()
+    old, new = r.outbox(store)
+    assert (old.body, old.ref) == (b'{"body":1}', None)
+    assert engine.body(old) == b'{"body":1}'
+    assert (new.body, new.ref) == (b"", ref)
+    assert engine.body(new) is None  # its chain is unknown (still loading): the worker waits
 
 
 def test_records_round_trip():
