@@ -643,11 +643,11 @@ def run_workload(path: Path, blocks: int, index: bool, record: bool) -> None:
     from simnode.clock import VirtualClock
     from simnode.config import NodeConfig
     from simnode.genesis import load_network_genesis
-    from simnode.vms.chain import ChainContext
-    from simnode.vms.evm import calltrace
-    from simnode.vms.evm.chain import EVMChain
+    from simnode.vms.chain_context import ChainContext
+    from simnode.vms.evm.tracing import block_frames
+    from simnode.vms.evm.evm_chain import EVMChain
     if not record:
-        calltrace.start = list
+        block_frames.start = list
     txs = json.loads(path.read_text())[:blocks + 1]
     tmp = tempfile.mkdtemp(prefix="bench-write-")
     store = Store.open(Path(tmp) / "db")

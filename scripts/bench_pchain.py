@@ -24,10 +24,10 @@ from simnode.crypto import bls  # noqa: E402
 from simnode.formats import private_key_from_str  # noqa: E402
 from simnode.genesis import load_network_genesis, rebased_start_time  # noqa: E402
 from simnode.store import Store  # noqa: E402
-from simnode.vms.chain import ChainContext  # noqa: E402
+from simnode.vms.chain_context import ChainContext  # noqa: E402
 from simnode.vms.platform import fees  # noqa: E402
 from simnode.vms.platform import txs as t  # noqa: E402
-from simnode.vms.platform.builder import PBuilder, address_of, owner  # noqa: E402
+from simnode.vms.platform.wallet import PBuilder, address_of, owner  # noqa: E402
 from simnode.vms.platform.vm import PlatformVM  # noqa: E402
 
 EWOQ = private_key_from_str("PrivateKey-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN")

@@ -27,8 +27,8 @@ from simnode.clock import VirtualClock  # noqa: E402
 from simnode.config import NodeConfig  # noqa: E402
 from simnode.genesis import load_network_genesis  # noqa: E402
 from simnode.store import Store  # noqa: E402
-from simnode.vms.chain import ChainContext  # noqa: E402
-from simnode.vms.evm.chain import EVMChain  # noqa: E402
+from simnode.vms.chain_context import ChainContext  # noqa: E402
+from simnode.vms.evm.evm_chain import EVMChain  # noqa: E402
 from simnode.vms.evm.subnet import SubnetEVMChain  # noqa: E402
 
 START_MS = 1_767_225_600_000

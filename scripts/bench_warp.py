@@ -31,10 +31,10 @@ from simnode.genesis import load_network_genesis, rebased_start_time, staker_key
 from simnode.signing.aggregator import AggregationRequest, Aggregator  # noqa: E402
 from simnode.signing.signer import PlatformValidators, WarpSigner  # noqa: E402
 from simnode.store import Store  # noqa: E402
-from simnode.vms.chain import ChainContext  # noqa: E402
+from simnode.vms.chain_context import ChainContext  # noqa: E402
 from simnode.vms.evm import predicates  # noqa: E402
 from simnode.vms.evm.precompiles import warp  # noqa: E402
-from simnode.vms.platform.builder import PBuilder  # noqa: E402
+from simnode.vms.platform.wallet import PBuilder  # noqa: E402
 from simnode.vms.platform.vm import PlatformVM  # noqa: E402
 from simnode.warp import signatures  # noqa: E402
 from simnode.warp.keystore import Keystore, derived_secret_key  # noqa: E402

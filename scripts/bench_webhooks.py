@@ -243,8 +243,8 @@ def run_workload(path: Path, blocks: int, mode: str) -> None:
     from simnode.config import NodeConfig
     from simnode.genesis import load_network_genesis
     from simnode.index import Indexer
-    from simnode.vms.chain import ChainContext
-    from simnode.vms.evm.chain import EVMChain
+    from simnode.vms.chain_context import ChainContext
+    from simnode.vms.evm.evm_chain import EVMChain
     from simnode.webhooks import records as r
     from simnode.webhooks.engine import BlockFeed, Webhooks
     from simnode.webhooks.service import network_token

@@ -31,10 +31,10 @@ from simnode.formats.ids import id_to_str, private_key_from_str  # noqa: E402
 from simnode.genesis import load_network_genesis  # noqa: E402
 from simnode.node import Node  # noqa: E402
 from simnode.store import Store  # noqa: E402
-from simnode.vms.avm.builder import XContext, XWallet, owner  # noqa: E402
+from simnode.vms.avm.wallet import XContext, XWallet, owner  # noqa: E402
 from simnode.vms.avm.txs import Tx  # noqa: E402
 from simnode.vms.avm.vm import XChainVM  # noqa: E402
-from simnode.vms.chain import ChainContext  # noqa: E402
+from simnode.vms.chain_context import ChainContext  # noqa: E402
 
 FEE = 1_000_000
 EWOQ_KEY = private_key_from_str("PrivateKey-ewoqjP7PxY4yr3iLTpLisriqt94hdyDFNgchSxGGztUrTXtNN")

@@ -1,7 +1,7 @@
 """Node: the composition root. Opens the store, the clock and the genesis, builds the chains,
 serves HTTP, and offers the in-process Python API (`Node.start_in_thread`, async `start/stop`).
 The layers below reach it through the Protocols they declare, which it satisfies structurally:
-the API's NodeServices (api/node_services.py) and the chain manager's ChainHost (chains.py).
+the API's NodeServices (api/node_services.py) and the chain manager's ChainHost (chain_manager.py).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .api import warp_rpc
 from .api.health import health_endpoints
 from .api.server import build_app, disabled_endpoint
 from .api.fasthttp import FastSockSite
-from .chains import ChainManager
+from .chain_manager import ChainManager
 from .clock import Clock, VirtualClock, WallClock
 from .config import DEFAULT_VIRTUAL_START_MS, NodeConfig
 from .errors import NodeError
@@ -39,7 +39,7 @@ from .index import Indexer
 from .webhooks.service import WebhookService
 from .store import META, Snapshots, Store
 from .vms.avm import service as avm_service
-from .vms.chain import BlockBuilding, Chain, ChainContext
+from .vms.chain_context import BlockBuilding, Chain, ChainContext
 from .vms.platform import service as platform_service
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 from .signing.aggregator import Aggregator
@@ -108,7 +108,7 @@ class Node:
         self.node_id: bytes = self.genesis.config.initial_stakers[0].node_id
         self.bls_key = keys.secrets[self.node_id]
         self.profiler = Profiler(lambda: self.data_dir / "profiles")
-        self.chain_manager = ChainManager(self)  # L1 chains the P-Chain records (simnode/chains.py)
+        self.chain_manager = ChainManager(self)  # L1 chains the P-Chain records (simnode/chain_manager.py)
         self._runner: web.AppRunner | None = None
         self._clock_task: asyncio.Task[None] | None = None
         self._stopping = False

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..signing.aggregator import Aggregator
     from ..signing.signer import PlatformValidators, WarpSigner
     from ..store import Store
-    from ..vms.chain import Chain
+    from ..vms.chain_context import Chain
     from ..webhooks.service import WebhookService
 
 

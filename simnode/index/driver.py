@@ -42,7 +42,7 @@ Progress = Callable[[str], None]
 
 
 class Indexer:
-    """The node's BlockIndexer (vms/chain.py): chains call it; it knows no chain type."""
+    """The node's BlockIndexer (vms/chain_context.py): chains call it; it knows no chain type."""
 
     def __init__(self, store: Store) -> None:
         self.store = store

@@ -33,7 +33,7 @@ from aiohttp import web
 from .recorded import TX_METHODS, endpoint_chain
 from .recorder import CHECKED_RESULTS, ETH_WRITES, FLUSH_BLOCKS, FLUSH_SECONDS, GORILLA_WRITES, format_ms
 from .tomlout import toml_key_values
-from .trace import block_summary
+from .golden_trace import block_summary
 from .transport import HttpTransport, ErrorReply, TransportError
 
 log = logging.getLogger("simnode.proxy")

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import StepError
-from .trace import block_summary
+from .golden_trace import block_summary
 from .transport import ErrorReply, Transport
 
 if TYPE_CHECKING:

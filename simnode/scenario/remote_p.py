@@ -15,7 +15,7 @@ from ..formats.address import parse_address
 from ..formats.ids import ZERO_ID, id_from_str
 from ..vms.platform import fees
 from ..vms.platform import txs as t
-from ..vms.platform.builder import PBuilder
+from ..vms.platform.wallet import PBuilder
 from .transport import Transport
 
 PAGE = 1024

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..config import NodeConfig
 from ..node import Node, NodeThread
-from .trace import compare as compare_traces, read as read_trace, record as record_trace, write as write_trace
+from .golden_trace import compare as compare_traces, read as read_trace, record as record_trace, write as write_trace
 from .accounts import Account
 from .errors import ScenarioError
 from .model import Scenario, load_scenario, scenario_from_dict

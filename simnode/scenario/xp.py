@@ -2,7 +2,7 @@
 
 X-Chain txs are built here from what the public API tells (avm.getUTXOs, avm.getTxFee,
 info.getBlockchainID), signed with the account keys and sent with avm.issueTx. P-Chain txs are
-built with the P-Chain's own wallet (`simnode.vms.platform.builder.PBuilder`, which reads the
+built with the P-Chain's own wallet (`simnode.vms.platform.wallet.PBuilder`, which reads the
 VM's UTXOs and its dynamic fee) on the node's loop, or over the public API when the node is not
 in this process (remote_p.py), then sent signed with platform.issueTx.
 Every tx is followed to its acceptance (getTxStatus) before the step ends.
@@ -19,7 +19,7 @@ from ..codec import TransferableOutput, TransferOutput, decode_utxo
 from ..formats.address import parse_address
 from ..formats.errors import FormatError
 from ..formats.ids import id_from_str, id_to_str, node_id_from_str, node_id_to_str
-from ..vms.avm.builder import BuildError, XContext, XWallet, owner
+from ..vms.avm.wallet import BuildError, XContext, XWallet, owner
 from ..vms.avm.txs import InitialState
 from .accounts import Account, derive_key
 from .errors import StepError
@@ -220,7 +220,7 @@ class XPClient:
     def p_build(self, keys: list[bytes], fn: Any) -> bytes:
         """fn(builder, vm) → the signed tx bytes: on the node's loop with the VM's own state when the
         node runs in this process, else over the public API (remote_p.py)."""
-        from ..vms.platform.builder import BuildError, PBuilder
+        from ..vms.platform.wallet import BuildError, PBuilder
 
         def build() -> bytes:
             vm = self.r.node_chain("P")
@@ -386,7 +386,7 @@ class XPClient:
         return self.issue("P", raw)
 
     def create_subnet(self, f: dict[str, Any]) -> str:
-        from ..vms.platform.builder import owner
+        from ..vms.platform.wallet import owner
 
         acct = self.r.account(f["from"])
         owners = [self.r.account(o) for o in f.get("owners", [f["from"]])]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..formats.ids import EVM_VM_ID, ZERO_ID
 from .avm.vm import XChainVM
-from .chain import Chain, ChainContext
+from .chain_context import Chain, ChainContext
 from .platform.vm import PlatformVM
 
 ChainFactory = Callable[[ChainContext], Chain]
@@ -70,7 +70,7 @@ def load_evm_chain() -> ChainFactory:
     """py-evm, the EVM chain and the modules of its endpoints (the node builds those before the
     chain counts as bootstrapped, so its first request does not pay for them)."""
     from .evm import endpoints  # noqa: F401
-    from .evm.chain import EVMChain
+    from .evm.evm_chain import EVMChain
 
     return EVMChain
 

@@ -11,7 +11,7 @@ from eth_utils import to_checksum_address
 
 from simnode.formats import encode_bytes, id_to_str, private_key_from_str
 from simnode.formats.ids import SUBNET_EVM_VM_ID
-from simnode.vms.platform.builder import PBuilder
+from simnode.vms.platform.wallet import PBuilder
 from simnode.warp.keystore import derived_secret_key
 
 from .rpc import call

@@ -19,11 +19,11 @@ from simnode.crypto.secp256k1 import eth_address
 from simnode.formats import encode_bytes, format_address, id_to_str, private_key_from_str
 from simnode.formats.ids import id_from_str, vm_id_from_name
 from simnode.signing.aggregator import AggregationRequest
-from simnode.vms.avm.builder import XContext, XWallet, owner
+from simnode.vms.avm.wallet import XContext, XWallet, owner
 from simnode.vms.avm.txs import InitialState, X_REGISTRY
 from simnode.vms.evm.atomic_builder import build_export, build_import
 from simnode.vms.evm.atomic_txs import C_REGISTRY, AtomicContext
-from simnode.vms.platform.builder import PBuilder, address_of
+from simnode.vms.platform.wallet import PBuilder, address_of
 from simnode.warp import acp77
 from simnode.warp.keystore import derived_secret_key
 from simnode.warp.message import UnsignedMessage

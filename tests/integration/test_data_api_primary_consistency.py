@@ -25,7 +25,7 @@ from simnode.formats.ids import utxo_id
 from simnode.index.keys import chain_space
 from simnode.index.primary.layout import UO
 from simnode.node import Node
-from simnode.vms.avm.builder import owner
+from simnode.vms.avm.wallet import owner
 from simnode.vms.avm.txs import X_REGISTRY
 from simnode.vms.evm.atomic_txs import C_REGISTRY, parse_tx
 from simnode.vms.platform.txs import P_REGISTRY

@@ -201,7 +201,7 @@ def test_an_l1_the_upstream_does_not_serve_exists_on_the_forks_p_chain_only(tmp_
     chain = up.saved["chain"]
     proxy.hidden = f"/ext/bc/{chain}/"
     try:
-        with caplog.at_level("WARNING", logger="simnode.chains"), _fork(proxy.url, tmp_path) as fork:
+        with caplog.at_level("WARNING", logger="simnode.chain_manager"), _fork(proxy.url, tmp_path) as fork:
             P = fork.url + "/ext/bc/P"
             assert call(P, "platform.getBlockchainStatus", {"blockchainID": chain}) == {"status": "Created"}
             assert any(b["id"] == chain for b in call(P, "platform.getBlockchains")["blockchains"])

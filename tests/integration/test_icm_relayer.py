@@ -29,7 +29,7 @@ from simnode.icm.messages import MESSENGER_ADDRESS, decode_receive_cross_chain_m
 from simnode.icm.relayer_account import RELAYER_FUNDS, relayer_address
 from simnode.node import Node
 from simnode.vms.evm import predicates
-from simnode.vms.platform.builder import PBuilder, address_of
+from simnode.vms.platform.wallet import PBuilder, address_of
 from simnode.warp import acp77
 from simnode.warp.keystore import derived_secret_key
 from simnode.warp.message import UnsignedMessage, parse_signed_message

@@ -21,7 +21,7 @@ from simnode.config import NodeConfig
 from simnode.formats import encode_bytes, id_to_str, private_key_from_str
 from simnode.formats.ids import SUBNET_EVM_VM_ID
 from simnode.node import Node
-from simnode.vms.platform.builder import PBuilder
+from simnode.vms.platform.wallet import PBuilder
 
 from .rpc import RPCFailure, call
 

@@ -26,7 +26,7 @@ from simnode.config import NodeConfig
 from simnode.formats import encode_bytes, id_to_str, node_id_to_str, private_key_from_str
 from simnode.formats.ids import vm_id_from_name
 from simnode.node import Node
-from simnode.vms.platform.builder import PBuilder, address_of
+from simnode.vms.platform.wallet import PBuilder, address_of
 from simnode.warp.keystore import derived_secret_key
 
 from ..metrics_reference import (DAY_ONLY, INTERVALS, SHORT_WINDOWS, TRANSFER, TRANSFER_BATCH, TRANSFER_SINGLE, Block,

@@ -12,7 +12,7 @@ from simnode.crypto import bls
 from simnode.formats import encode_bytes, format_address, id_to_str, node_id_to_str, private_key_from_str
 from simnode.network import LOCAL_STAKING
 from simnode.node import Node
-from simnode.vms.platform.builder import PBuilder, address_of
+from simnode.vms.platform.wallet import PBuilder, address_of
 
 from .rpc import RPCFailure, call
 

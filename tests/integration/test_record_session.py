@@ -23,7 +23,7 @@ from simnode.scenario import load_scenario, replay
 from simnode.scenario.recorder import FLUSH_BLOCKS
 from simnode.scenario.replay import session_trace
 from simnode.scenario.target import run_on_target
-from simnode.scenario.trace import compare
+from simnode.scenario.golden_trace import compare
 from simnode.scenario.transport import HttpTransport
 
 from .rpc import call

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from simnode.scenario import replay
-from simnode.scenario.trace import compare, read
+from simnode.scenario.golden_trace import compare, read
 
 SCENARIOS = Path(__file__).parents[2] / "scenarios"
 # Smaller sizes for the default suite; `-m slow` runs them whole.

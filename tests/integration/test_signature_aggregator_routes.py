@@ -16,7 +16,7 @@ from simnode.config import NodeConfig
 from simnode.formats import encode_bytes, id_to_str, node_id_from_str, private_key_from_str
 from simnode.formats.ids import vm_id_from_name
 from simnode.node import Node
-from simnode.vms.platform.builder import PBuilder
+from simnode.vms.platform.wallet import PBuilder
 from simnode.warp.keystore import derived_secret_key
 from simnode.warp.message import UnsignedMessage, parse_signed_message
 from simnode.warp.payload import AddressedCall

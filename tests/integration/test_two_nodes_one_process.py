@@ -13,7 +13,7 @@ from eth_account import Account
 from eth_utils import to_checksum_address
 
 from simnode.testing import Simnode
-from simnode.vms.evm import calltrace
+from simnode.vms.evm.tracing import block_frames
 
 EWOQ = Account.from_key("0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027")
 EWOQ_ADDR = bytes.fromhex(EWOQ.address[2:])
@@ -105,8 +105,8 @@ def test_two_nodes_building_blocks_on_two_threads_record_their_own_call_frames(t
 
     for n in (a, b):
         chain = n.node.chain_by_alias("C")
-        expected = [[calltrace.K_CALL, EWOQ_ADDR, contract[n], 0, False]] + [
-            [calltrace.K_CALL, contract[n], t, 1, False] for t in targets[n]]
+        expected = [[block_frames.K_CALL, EWOQ_ADDR, contract[n], 0, False]] + [
+            [block_frames.K_CALL, contract[n], t, 1, False] for t in targets[n]]
         for h in hashes[n]:
             receipt = n.rpc("C", "eth_getTransactionReceipt", [h])
             assert receipt["status"] == "0x1"

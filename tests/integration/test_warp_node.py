@@ -17,7 +17,7 @@ from simnode.formats import encode_bytes, id_to_str, node_id_from_str, node_id_t
 from simnode.formats.ids import vm_id_from_name
 from simnode.node import Node
 from simnode.signing.aggregator import AggregationRequest
-from simnode.vms.platform.builder import PBuilder, address_of
+from simnode.vms.platform.wallet import PBuilder, address_of
 from simnode.warp import acp77
 from simnode.warp.keystore import derived_secret_key
 from simnode.warp.message import SignedMessage, UnsignedMessage

@@ -12,7 +12,7 @@ from simnode.codec import TransferableOutput, TransferOutput
 from simnode.crypto import bls
 from simnode.formats import format_address, id_to_str, node_id_to_str
 from simnode.formats.ids import vm_id_from_name
-from simnode.vms.avm.builder import owner
+from simnode.vms.avm.wallet import owner
 from simnode.warp import acp77
 from simnode.warp.keystore import derived_secret_key
 

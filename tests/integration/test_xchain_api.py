@@ -16,7 +16,7 @@ from simnode.formats.address import format_address
 from simnode.formats.hexenc import encode_bytes
 from simnode.formats.ids import id_from_str, id_to_str, private_key_from_str
 from simnode.node import Node
-from simnode.vms.avm.builder import XContext, XWallet, owner
+from simnode.vms.avm.wallet import XContext, XWallet, owner
 from simnode.vms.avm.txs import Tx
 from tests.vectors import load
 

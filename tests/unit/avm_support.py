@@ -12,11 +12,11 @@ from simnode.formats.ids import private_key_from_str
 from simnode.genesis import load_network_genesis
 from simnode.store import Store
 from simnode.vms.avm.state import ChainState
-from simnode.vms.avm.builder import Spend, XContext, base_fields, sign, sorted_spends, transfer_input
-from simnode.vms.avm.builder import owner as owners  # noqa: F401 - re-exported to the tests
+from simnode.vms.avm.wallet import Spend, XContext, base_fields, sign, sorted_spends, transfer_input
+from simnode.vms.avm.wallet import owner as owners  # noqa: F401 - re-exported to the tests
 from simnode.vms.avm.txs import BaseTx, Tx
 from simnode.vms.avm.vm import XChainVM
-from simnode.vms.chain import ChainContext
+from simnode.vms.chain_context import ChainContext
 
 GENESIS = load_network_genesis(12345)
 AVAX = GENESIS.avax_asset_id

@@ -11,7 +11,7 @@ from simnode.formats import id_from_str, private_key_from_str
 from simnode.genesis import load_network_genesis, rebased_start_time
 from simnode.store import Store
 from simnode.vms import atomic
-from simnode.vms.chain import ChainContext
+from simnode.vms.chain_context import ChainContext
 from simnode.vms.platform.service import build_service
 from simnode.vms.platform.vm import PlatformVM
 

@@ -16,7 +16,7 @@ from simnode.codec.propertyfx import (
 )
 from simnode.formats.address import format_address
 from simnode.formats.ids import id_to_str, short_id_to_str
-from simnode.vms.avm.builder import XContext, XWallet
+from simnode.vms.avm.wallet import XContext, XWallet
 from simnode.vms.avm.service import AVMService
 from simnode.vms.avm.execute import execute
 from simnode.vms.avm.txs import NFT_FX, PROPERTY_FX, SECP_FX, InitialState, Operation, Tx, TxError, sign_tx

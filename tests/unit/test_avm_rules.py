@@ -10,7 +10,7 @@ import pytest
 from simnode.codec import UTXO, BaseTxFields, Credential, TransferableOutput, TransferOutput
 from simnode.formats.ids import id_to_str, short_id_to_str
 from simnode.vms.avm.blocks import build_block
-from simnode.vms.avm.builder import XContext, XWallet
+from simnode.vms.avm.wallet import XContext, XWallet
 from simnode.vms.avm.service import AVMService
 from simnode.vms.avm.txs import TxError, encode_tx, sign_tx
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from simnode.vms.evm.endpoints import build_endpoints
 from simnode.crypto.hashing import keccak256
-from simnode.vms.evm.chain import EVMChain
+from simnode.vms.evm.evm_chain import EVMChain
 from simnode.vms.evm.raw_tx import decode_raw, read_tx, recover_sender
 from simnode.vms.evm.vmerrors import ChainError
 from simnode.vms.evm.rules import AvalancheVM

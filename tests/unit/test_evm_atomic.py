@@ -19,7 +19,7 @@ from simnode.formats.ids import id_from_str, id_to_str, private_key_from_str, ut
 from simnode.genesis import load_network_genesis
 from simnode.store import Store
 from simnode.vms import atomic as shared
-from simnode.vms.chain import ChainContext
+from simnode.vms.chain_context import ChainContext
 from simnode.vms.evm.atomic_builder import build_export, build_import
 from simnode.vms.evm.atomic_txs import (
     C_REGISTRY,
@@ -35,7 +35,7 @@ from simnode.vms.evm.atomic_txs import (
     parse_tx,
     sign_tx,
 )
-from simnode.vms.evm.chain import EVMChain
+from simnode.vms.evm.evm_chain import EVMChain
 
 VECTORS = {v["name"]: v for v in json.loads(
     (Path(__file__).resolve().parents[1] / "vectors" / "tx-vectors.json").read_text())}

@@ -105,7 +105,7 @@ def test_bls12_381_stand_in_gives_py_evm_result():
 
 
 def test_importing_the_evm_chain_leaves_py_ecc_unimported():
-    code = ("import sys; from simnode import patches; patches.install(); import simnode.vms.evm.chain; "
+    code = ("import sys; from simnode import patches; patches.install(); import simnode.vms.evm.evm_chain; "
             "print(sorted(m for m in sys.modules if m.startswith('py_ecc')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -117,8 +117,8 @@ def test_cancun_execution_runs_the_stand_ins():
     from simnode.config import NodeConfig
     from simnode.genesis import load_network_genesis
     from simnode.store import Store
-    from simnode.vms.chain import ChainContext
-    from simnode.vms.evm.chain import EVMChain
+    from simnode.vms.chain_context import ChainContext
+    from simnode.vms.evm.evm_chain import EVMChain
     from simnode.vms.evm.execution import CallArgs, Executor
 
     ctx = ChainContext(NodeConfig(), load_network_genesis(12345), Store.memory(), VirtualClock(1_767_225_600_000),

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from simnode.clock import VirtualClock
 from simnode.config import NodeConfig
 from simnode.genesis import load_network_genesis
-from simnode.vms.chain import ChainContext
+from simnode.vms.chain_context import ChainContext
 from simnode.store import Store
 from simnode.vms.evm.accounts import ANVIL_MNEMONIC, address_of, dev_keys
-from simnode.vms.evm.chain import EVMChain
+from simnode.vms.evm.evm_chain import EVMChain
 from simnode.vms.evm.vmerrors import ChainError
 from simnode.vms.evm.fees import FeeState, fake_exponential, next_block_fees
 from simnode.vms.evm.mempool import Mempool, PoolError, PoolTx

@@ -1,4 +1,4 @@
-"""eth_estimateGas answered from one run's gas profile (gasprofile.py) against executing every
+"""eth_estimateGas answered from one run's gas profile (estimate_profile.py) against executing every
 probe of the search: random straight-line programs (storage writes and clears near the
 EIP-2200 sentry, memory, logs, sometimes GAS or a CALL), the Token contract, deployments and
 reverts must give the same estimate or the same error; and a profile's `needs` must be exactly
@@ -14,8 +14,8 @@ from eth_abi import encode
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simnode.vms.evm import execution, gasprofile
-from simnode.vms.evm.chain import EVMChain
+from simnode.vms.evm import execution, estimate_profile
+from simnode.vms.evm.evm_chain import EVMChain
 from simnode.vms.evm.vmerrors import ChainError
 from simnode.rpc.jsonrpc import RPCError
 from simnode.vms.evm.execution import CallArgs, Executor
@@ -112,11 +112,11 @@ def test_profile_needs_is_the_least_gas_that_succeeds(chain, code, slots):
     ex = Executor(chain)
     hi = 1_000_000
     state = ex.build_state(None, True, profiling=True)
-    profile = gasprofile.start()
+    profile = estimate_profile.start()
     try:
         comp = ex.run(call(PROGRAM), None, gas=hi, state=state)
     finally:
-        gasprofile.stop()
+        estimate_profile.stop()
     if comp.is_error or profile.gas_dependent:
         return
     need = profile.needs(hi, hi - comp.get_gas_remaining())

@@ -14,8 +14,8 @@ from simnode.config import NodeConfig
 from simnode.genesis import load_network_genesis
 from simnode.network import LOCAL_UPGRADE_TIME, UNSCHEDULED_TIME
 from simnode.store import Store
-from simnode.vms.chain import ChainContext
-from simnode.vms.evm.chain import EVMChain
+from simnode.vms.chain_context import ChainContext
+from simnode.vms.evm.evm_chain import EVMChain
 from simnode.vms.evm.headers import (BLACKHOLE, EMPTY_ROOT_HASH, EMPTY_UNCLE_HASH, INITIAL_MIN_DELAY_EXCESS, Header,
                                      HeaderRules, block_header, ext_data_hash)
 from simnode.vms.evm.rpcjson import block_json, header_json

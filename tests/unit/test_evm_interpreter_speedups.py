@@ -21,8 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simnode import patches
-from simnode.vms.evm import fast_interpreter, tracing
-from simnode.vms.evm.chain import EVMChain
+from simnode.vms.evm import fast_interpreter
+from simnode.vms.evm.tracing import hooks
+from simnode.vms.evm.evm_chain import EVMChain
 from simnode.vms.evm.execution import CallArgs, Executor
 from simnode.vms.evm.rules import AvalancheVM
 
@@ -91,14 +92,14 @@ def _chain() -> EVMChain:
 def run_code(code: bytes, gas: int = GAS, data: bytes = b"", value: int = 0, tracer: str | None = None) -> tuple:
     chain = _chain()
     ex = Executor(chain)
-    vm_class = tracing.tracing_vm(chain.vm_class) if tracer else None
+    vm_class = hooks.tracing_vm(chain.vm_class) if tracer else None
     state = ex.build_state(None, True, vm_class=vm_class)
     state.set_code(TARGET, code)
     utx = AvalancheVM.create_unsigned_transaction(nonce=state.get_nonce(EWOQ_ADDR), gas_price=0, gas=gas, to=TARGET,
                                                   value=value, data=data)
-    tr = tracing.Tracer(tracer) if tracer else None
+    tr = hooks.Tracer(tracer) if tracer else None
     if tr:
-        with tracing.tracing(tr):
+        with hooks.tracing(tr):
             comp = state.apply_transaction(SpoofTransaction(utx, from_=EWOQ_ADDR))
     else:
         comp = state.apply_transaction(SpoofTransaction(utx, from_=EWOQ_ADDR))

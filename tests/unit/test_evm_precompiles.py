@@ -25,9 +25,10 @@ from simnode.config import NodeConfig, read_chain_config_files
 from simnode.crypto.hashing import keccak256
 from simnode.genesis import load_network_genesis
 from simnode.store import Store
-from simnode.vms.chain import ChainContext
-from simnode.vms.evm import calltrace, transfer
-from simnode.vms.evm.chain import EVMChain
+from simnode.vms.chain_context import ChainContext
+from simnode.vms.evm.tracing import block_frames
+from simnode.vms.evm import transfer
+from simnode.vms.evm.evm_chain import EVMChain
 from simnode.vms.evm.headers import evm_header
 from simnode.vms.evm.vmerrors import ChainError
 from simnode.vms.evm.precompiles.warp import ADDRESS as WARP_ADDRESS
@@ -43,7 +44,7 @@ from simnode.vms.evm.fork_vms import vm_before_granite
 from simnode.vms.evm.rules import AvalancheVM, CorethVM, SubnetEVMVM
 from simnode.vms.evm.service import EthAPI
 from simnode.vms.evm.subnet import GenesisError, SubnetEVMChain
-from simnode.vms.evm.trace import trace_block
+from simnode.vms.evm.tracing.debug_trace import trace_block
 
 EWOQ = Account.from_key("0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027")
 EWOQ_ADDR = bytes.fromhex(EWOQ.address[2:])
@@ -475,7 +476,7 @@ def test_l1_blocks_record_call_frames_and_static_calls_see_the_active_precompile
     row = chain.block_row(info.number)
     [[frame]] = row["ct"]
     [(_, traced)] = trace_block(EthAPI(chain), info, {"tracer": "callTracer"})
-    assert frame[:3] == [calltrace.K_CALL, EWOQ_ADDR, nativeminter.ADDRESS] and frame[7] is False
+    assert frame[:3] == [block_frames.K_CALL, EWOQ_ADDR, nativeminter.ADDRESS] and frame[7] is False
     assert frame[4] == int(traced["gas"], 16) and traced["to"] == "0x" + nativeminter.ADDRESS.hex()
     read = selector("readAllowList(address)") + words(addr_word(EWOQ_ADDR))
     assert chain.static_call(row, nativeminter.ADDRESS, read) == words(allowlist.ADMIN)

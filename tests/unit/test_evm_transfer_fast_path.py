@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from simnode.vms.evm import transfer
-from simnode.vms.evm.chain import EVMChain
+from simnode.vms.evm.evm_chain import EVMChain
 from simnode.vms.evm.vmerrors import ChainError
 from simnode.vms.evm.execution import CallArgs, Executor
 from simnode.vms.evm.rules import BLACKHOLE, ZERO_HASH, AvalancheVM
-from simnode.vms.evm.tracing import tracing_vm
+from simnode.vms.evm.tracing.hooks import tracing_vm
 from simnode.vms.evm.transfer import TransferComputation, is_plain_transfer
 
 from .test_evm_engine import EWOQ, KEYS, make_chain, signed

@@ -136,7 +136,7 @@ def test_malformed_logs_state_no_transfer_or_a_well_formed_one(topics, data):
 
 
 def test_frame_kinds_match_the_recorder():
-    from simnode.vms.evm.calltrace import KINDS
+    from simnode.vms.evm.tracing.block_frames import KINDS
     assert KINDS == layout.FRAME_KINDS
 
 

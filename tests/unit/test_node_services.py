@@ -1,5 +1,5 @@
 """NodeServices (api/node_services.py) is what the API uses of the node, and Node satisfies it;
-ChainHost (chains.py) likewise for the chain manager. The API reaches the node only through the
+ChainHost (chain_manager.py) likewise for the chain manager. The API reaches the node only through the
 protocol, so these checks are what keeps the two in step."""
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from simnode import chains
+from simnode import chain_manager
 from simnode.api import node_services
 from simnode.api.node_services import ChainHealth, NodeServices
-from simnode.chains import ChainHost
+from simnode.chain_manager import ChainHost
 from simnode.config import NodeConfig
 from simnode.node import Node
 
@@ -73,7 +73,7 @@ def test_the_api_does_not_import_the_node():
                 targets = {a.name for a in n.names}
             else:
                 continue
-            assert not targets & {"simnode.node", "simnode.chains"}, path
+            assert not targets & {"simnode.node", "simnode.chain_manager"}, path
 
 
 @pytest.mark.parametrize("protocol", [NodeServices, ChainHost])
@@ -90,7 +90,7 @@ def running():
         yield handle.node
 
 
-@pytest.mark.parametrize(("protocol", "module"), [(NodeServices, node_services), (ChainHost, chains)])
+@pytest.mark.parametrize(("protocol", "module"), [(NodeServices, node_services), (ChainHost, chain_manager)])
 def test_a_running_node_satisfies_the_protocols(running, protocol, module):
     assert isinstance(running, protocol)
     assert isinstance(running.chain_manager, ChainHealth)

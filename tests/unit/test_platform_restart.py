@@ -7,10 +7,10 @@ from simnode.config import NodeConfig
 from simnode.crypto import bls
 from simnode.genesis import load_network_genesis, rebased_start_time
 from simnode.store import Store
-from simnode.vms.chain import ChainContext
+from simnode.vms.chain_context import ChainContext
 from simnode.vms.platform import blocks
 from simnode.vms.platform import txs as t
-from simnode.vms.platform.builder import PBuilder
+from simnode.vms.platform.wallet import PBuilder
 from simnode.vms.platform.vm import PlatformVM
 
 from .platform_helpers import EWOQ, VECTOR_TIME

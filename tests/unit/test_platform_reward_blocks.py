@@ -16,7 +16,7 @@ from simnode.formats import encode_bytes, id_to_str, node_id_to_str
 from simnode.store import Store
 from simnode.vms.platform import blocks
 from simnode.vms.platform import txs as t
-from simnode.vms.platform.builder import PBuilder, address_of
+from simnode.vms.platform.wallet import PBuilder, address_of
 from simnode.vms.platform.json_forms import block_json
 from simnode.vms.platform.state import PRIMARY
 

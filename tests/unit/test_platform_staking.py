@@ -9,7 +9,7 @@ import pytest
 from simnode.crypto import bls
 from simnode.formats import format_address, id_to_str, node_id_to_str
 from simnode.network import LOCAL_STAKING
-from simnode.vms.platform.builder import PBuilder, address_of, owner
+from simnode.vms.platform.wallet import PBuilder, address_of, owner
 from simnode.vms.platform.vm import IssueError
 from simnode.warp.acp77 import subnet_validation_id as acp77_subnet_validation_id
 

@@ -12,7 +12,7 @@ from simnode.crypto import bls
 from simnode.signing.aggregator import AggregationRefused, AggregationRequest, parse_message_input
 from simnode.signing.justify import Refusal
 from simnode.vms.platform import fees
-from simnode.vms.platform.builder import PBuilder, address_of
+from simnode.vms.platform.wallet import PBuilder, address_of
 from simnode.vms.platform.state import EMPTY_NODE_ID
 from simnode.vms.platform.vm import IssueError
 from simnode.warp import acp77, signatures

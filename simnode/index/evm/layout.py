@@ -61,7 +61,7 @@ from dataclasses import dataclass
 
 from ..keys import GLOBAL, chain_space, marker, table
 
-# call frame kinds, in the order vms/evm/calltrace.py records them (FRAME.kind is an index)
+# call frame kinds, in the order vms/evm/tracing/block_frames.py records them (FRAME.kind is an index)
 FRAME_KINDS = ("CALL", "CALLCODE", "DELEGATECALL", "STATICCALL", "CREATE", "CREATE2", "SELFDESTRUCT")
 F_CREATE, F_CREATE2 = FRAME_KINDS.index("CREATE"), FRAME_KINDS.index("CREATE2")
 

@@ -32,7 +32,7 @@ from simnode.formats.address import format_address
 from simnode.formats.hexenc import JSON, decode_bytes, encode_bytes
 from simnode.formats.ids import ZERO_ID, id_from_str, id_to_str
 from simnode.vms import txjson, utxo_api
-from simnode.vms.chain import lookup_chain
+from simnode.vms.chain_context import lookup_chain
 from simnode.rpc.params import bool_arg, encoding_arg, go_quote, id_arg, str_arg, uint_arg
 
 from .blocks import StandardBlock, parse_block

@@ -33,7 +33,7 @@ from .txs import Tx, TxError, parse_tx
 from .verify import Backend, semantic_verify, syntactic_verify
 
 if TYPE_CHECKING:
-    from simnode.vms.chain import ChainContext
+    from simnode.vms.chain_context import ChainContext
 
 log = logging.getLogger("simnode.avm")
 

@@ -16,7 +16,7 @@ from ...profiling import Profiler
 from ...rpc.jsonrpc import GorillaService, Handler, RPCError
 
 if TYPE_CHECKING:
-    from .chain import EVMChain
+    from .evm_chain import EVMChain
 
 
 class CChainAdminService(GorillaService):

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from ...codec import CodecError
 from ...formats.ids import ZERO_ID, id_to_str
 from .. import atomic as shared
-from ..chain import ChainContext
+from ..chain_context import ChainContext
 from .atomic_txs import (
     ATOMIC_GAS_LIMIT,
     TARGET_ATOMIC_TXS_SIZE,

@@ -13,12 +13,12 @@ from ...formats import FormatError
 from ...formats.hexenc import decode_bytes, encode_bytes
 from ...formats.ids import ZERO_ID, id_to_str
 from .. import utxo_api
-from ..chain import lookup_chain
+from ..chain_context import lookup_chain
 from ...rpc.params import encoding_arg, id_arg, str_arg
 from .atomic_txs import AtomicTxError
 
 if TYPE_CHECKING:
-    from .chain import EVMChain
+    from .evm_chain import EVMChain
 
 
 class AvaxService:

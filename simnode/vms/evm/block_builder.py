@@ -16,7 +16,8 @@ from eth_utils import ValidationError
 
 from ...fork.errors import ForkError
 from ...icm.placement import place_messenger
-from . import calltrace, predicates
+from .tracing import block_frames
+from . import predicates
 from .block_rows import BlockInfo, receipt_row
 from .db import StoreKV
 from .headers import HeaderRules, block_header
@@ -96,7 +97,7 @@ class BlockBuilder:
                     failed = self.warp_results(p.tx, p.hash, header.timestamp)
                     if failed is not None:
                         warp_failed[p.tx.hash] = failed
-                    traced = calltrace.start()
+                    traced = block_frames.start()
                     # py-evm's VM.apply_transaction, its receipt built from the rows' own form
                     # (receipts.py) instead of py-evm's receipt objects; the block's gas limit
                     # was checked above
@@ -135,7 +136,7 @@ class BlockBuilder:
                     p = it.send(ok)
                 except StopIteration:
                     p = None
-        calltrace.stop()
+        block_frames.stop()
         built_atomic = None
         if include_txs and self.atomic is not None and self.atomic.has_pending():
             built_atomic = self.atomic.build(state, base_fee, ts_ms // 1000)

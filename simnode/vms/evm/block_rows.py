@@ -17,7 +17,7 @@ Storage (all under the chain prefix, e.g. b"C/"):
     head               -> num u64 (last accepted)
     root               -> state root the next block builds on (differs from the head's after
                           anvil_setBalance & co.)
-The block row also holds, under "ct", the call frames each tx's execution recorded (calltrace.py;
+The block row also holds, under "ct", the call frames each tx's execution recorded (tracing/block_frames.py;
 only when some tx ran code), so the index can be rebuilt from block rows alone.
 One accepted block = one Store batch holding all of the above, plus the index rows the node's
 indexer (ctx.indexer, simnode/index) derives from the block row.
@@ -35,7 +35,7 @@ import rlp
 from eth.db.schema import SchemaV1
 
 from ...crypto.hashing import keccak256
-from ..chain import ChainContext
+from ..chain_context import ChainContext
 from .db import StoreKV
 from .fees import FeeState, fee_state_from_row
 from .headers import Header, HeaderRules
@@ -149,7 +149,7 @@ class BlockRows:
             row["ext"] = ext
             row["egu"] = ext_gas
         if frames is not None and any(frames):
-            row["ct"] = frames  # per tx, the call frames its execution recorded (calltrace.py)
+            row["ct"] = frames  # per tx, the call frames its execution recorded (tracing/block_frames.py)
         ch = batch.changes
         # stored without "h": it is keccak256(hdr) here, computed again when the row is read
         packed = msgpack.packb({k: v for k, v in row.items() if k != "h"}, use_bin_type=True)

@@ -9,7 +9,7 @@ from typing import Any
 
 from eth.db.account import AccountDB
 
-from ..chain import ChainContext
+from ..chain_context import ChainContext
 from .block_rows import BlockInfo
 from .db import StoreKV
 from .mempool import Mempool

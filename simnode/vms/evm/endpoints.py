@@ -10,7 +10,7 @@ from typing import Any
 from ...rpc.jsonrpc import EthService, GorillaService
 from .admin import build_admin
 from .avax_service import build_avax_service
-from .chain import EVMChain
+from .evm_chain import EVMChain
 from .dev import register_dev
 from .eth_extras import register_coreth_extras, register_subnet_extras
 from .eth_fees import register_eth_fees
@@ -18,7 +18,7 @@ from .eth_filters import register_eth_filters
 from .eth_service import register_eth
 from .service import EthAPI
 from .subnet import SubnetEVMChain
-from .trace import register_trace
+from .tracing.debug_trace import register_trace
 from .txpool_net_web3 import register_txpool_net_web3
 from .ws import make_ws_handler
 

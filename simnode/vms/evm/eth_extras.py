@@ -9,7 +9,7 @@ from typing import Any
 from ...formats.jsonnum import json_kind
 from ...network import params_for
 from ...rpc.jsonrpc import EthService, InvalidParams
-from .chain import EVMChain
+from .evm_chain import EVMChain
 from .rpcjson import hx, parse_state_overrides
 from .service import EthAPI
 from .subnet import SubnetEVMChain

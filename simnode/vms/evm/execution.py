@@ -18,18 +18,18 @@ from trie import HexaryTrie
 
 from ...crypto.hashing import keccak256
 from ...rpc.jsonrpc import RPCError
-from . import gasprofile
+from . import estimate_profile
 from .access_list import AccessListTracer
 from .block_rows import BlockInfo
-from .gasprofile import profiling_vm
+from .estimate_profile import profiling_vm
 from .headers import evm_header
 from .rpcjson import AccountOverride
 from .rules import AvalancheVM
-from .tracing import tracing, tracing_vm
+from .tracing.hooks import tracing, tracing_vm
 from .vmerrors import ChainError, revert_error, vm_error_text
 
 if TYPE_CHECKING:
-    from .chain import EVMChain
+    from .evm_chain import EVMChain
 
 # Tests switch this off to compare against executing every probe.
 RPC_GAS_CAP = 50_000_000  # coreth's RPCGasCap
@@ -175,7 +175,7 @@ class Executor:
         blob_base_fee = header_overrides.pop("blob_base_fee", None)
         base, changes = self._context_of(block, free, header_overrides)
         hdr = evm_header(base.header, **changes)
-        if profiling:  # the same VM, its computation recording gas profiles (gasprofile.py)
+        if profiling:  # the same VM, its computation recording gas profiles (estimate_profile.py)
             vm_class = profiling_vm(vm_class or self.chain.precompiles.vm_class_at(hdr.timestamp))
         state = self.chain.vm_at(hdr, vm_class=vm_class).state
         if blob_base_fee is not None:
@@ -277,7 +277,7 @@ class Executor:
     def estimate(self, args: CallArgs, block: BlockInfo | None, overrides: Overrides | None = None) -> int:
         """coreth's estimator (eth/gasestimator): the call at the cap, an optimistic probe, then a
         binary search to within 1.5%. A probe is answered from the first run's gas profile when
-        that run could not depend on its gas limit (gasprofile.py), else by executing again."""
+        that run could not depend on its gas limit (estimate_profile.py), else by executing again."""
         chain = self.chain
         base_block = block or chain.head
         hi_limit = base_block.header.gas_limit if block is not None else chain.next_fees()[2]
@@ -311,11 +311,11 @@ class Executor:
                 comp = None
             if comp is not None and not comp.is_error:
                 return 21000
-        profile = gasprofile.start()
+        profile = estimate_profile.start()
         try:
             comp = execute(hi)
         finally:
-            gasprofile.stop()
+            estimate_profile.stop()
         if comp is None or (comp.is_error and isinstance(comp.error, OutOfGas)):
             raise ChainError(f"gas required exceeds allowance ({hi})")
         if comp.is_error:

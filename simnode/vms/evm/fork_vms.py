@@ -19,7 +19,7 @@ from eth._utils.address import force_bytes_to_address
 from eth.vm.forks.paris.computation import ParisComputation
 from eth.vm.forks.shanghai.computation import ShanghaiComputation
 
-from .calltrace import recording_opcodes
+from .tracing.block_frames import recording_opcodes
 from .rules import P256_VERIFY
 from .transfer import PLAIN_COMPUTATIONS
 

@@ -12,7 +12,7 @@ from typing import Any
 import msgpack
 from eth.constants import BLANK_ROOT_HASH
 
-from ..chain import ChainContext
+from ..chain_context import ChainContext
 from .block_rows import BLOCK_CACHE, BlockInfo
 from .db import StoreKV
 from .headers import HeaderRules, block_header

@@ -1,6 +1,6 @@
 """geth's JSON shapes and param parsing for the EVM JSON-RPC: quantities, addresses, hashes and
 data in, tx/receipt/log/block JSON out. Shared by the eth service, the dev methods, the
-websocket and the tracers (service.py and eth_*.py, dev.py, ws.py, trace.py).
+websocket and the tracers (service.py and eth_*.py, dev.py, ws.py, tracing/debug_trace.py).
 
 Block JSON is a Go map in coreth, so its keys are alphabetical; transactions, receipts and logs
 follow geth's field order. The header parts come from headers.py.
@@ -17,7 +17,7 @@ from .receipts import LogRow, logs_bloom
 
 if TYPE_CHECKING:
     from .block_rows import BlockInfo
-    from .chain import EVMChain
+    from .evm_chain import EVMChain
 
 # ----------------------------------------------------------------------------- param parsing
 

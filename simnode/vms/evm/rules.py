@@ -7,7 +7,7 @@ Differences from Ethereum that matter here:
 * the block builder sets every header field itself, so py-evm's header/block re-validation is
   skipped (it would recompute the tx trie a second time per block);
 * plain value transfers are settled without py-evm's executor (transfer.py), same outcome;
-* every other tx's call frames are recorded while the block executes (calltrace.py);
+* every other tx's call frames are recorded while the block executes (tracing/block_frames.py);
 * no gas is refunded and the whole fee goes to the coinbase (`AvalancheComputation`,
   `AvalancheState`, one rule for both chain kinds): coreth's state transition since Apricot
   Phase 1 leaves the refund counter (SSTORE clears) unused (`refundGas(IsApricotPhase1)`) and
@@ -45,7 +45,7 @@ from eth.vm.message import Message
 from eth_utils import ExtendedDebugLogger, ValidationError, get_extended_debug_logger
 
 from . import rlpcodec, speedups
-from .calltrace import RecordingComputation
+from .tracing.block_frames import RecordingComputation
 from .headers import BLACKHOLE, ZERO_HASH  # noqa: F401 - the C-Chain's coinbase and zero hash, here for the VM's users
 from .transfer import PLAIN_COMPUTATIONS, TransferFastPathState
 
@@ -160,7 +160,7 @@ def p256_verify(computation: Any) -> Any:
 class AvalancheComputation(RecordingComputation):
     """No gas refunds: the refund counter never reaches the sender, the receipt's gasUsed or
     the fee (coreth after Apricot Phase 1, subnet-evm). Blocks record their call frames as they
-    execute (calltrace.py); nothing else pays for it. Granite's P256VERIFY is among its
+    execute (tracing/block_frames.py); nothing else pays for it. Granite's P256VERIFY is among its
     precompiles (fork_vms.vm_before_granite leaves it out)."""
 
     _precompiles = {**RecordingComputation._precompiles, P256_VERIFY: p256_verify}

@@ -7,8 +7,8 @@ sending. The methods themselves, by namespace:
     eth_filters.py       eth_: filters (eth_newFilter & co.)
     eth_extras.py        the eth_ methods coreth (every chain) and subnet-EVM (L1 chains) add
     txpool_net_web3.py   txpool_, net_ and web3_
-    trace.py, dev.py     debug_ and the dev methods (anvil_, evm_, hardhat_)
-Handlers parse params, call the chain (chain.py / execution.py) and format geth-shaped JSON
+    tracing/debug_trace.py, dev.py debug_ and the dev methods (anvil_, evm_, hardhat_)
+Handlers parse params, call the chain (evm_chain.py / execution.py) and format geth-shaped JSON
 (rpcjson.py). endpoints.py assembles them with the websocket and admin parts.
 """
 
@@ -27,7 +27,7 @@ from ...rpc.jsonrpc import InvalidParams, RPCError
 from .accounts import address_of, dev_keys
 from .block_rows import BlockInfo
 from .receipts import LogRow
-from .chain import EVMChain
+from .evm_chain import EVMChain
 from .execution import RPC_GAS_CAP, CallArgs, Executor, args_transaction
 from .rpcjson import (hb, log_json, parse_access_list, parse_address, parse_args_quantity, parse_data, parse_hash,
                       parse_quantity)

@@ -1,7 +1,7 @@
 """An L1 (subnet-EVM) chain: the C-Chain's EVM engine with the chain's own genesis,
 subnet-EVM's execution rules (rules.SubnetEVMVM: no refunds, the whole fee to the coinbase),
 fee rules (`feeConfig`, subnet_fees.py) and stateful precompiles (precompiles/). Started by the
-node's chain manager (simnode/chains.py) for every CreateChainTx whose VM is subnet-EVM.
+node's chain manager (simnode/chain_manager.py) for every CreateChainTx whose VM is subnet-EVM.
 
 Network upgrade times come from the genesis, the node's network and upgrade.json's
 `networkUpgradeOverrides` (network_upgrades.py); they set the header fields (headers.py), the
@@ -37,10 +37,10 @@ from typing import Any
 
 from ...config import read_chain_config_files
 from ...formats.ids import SUBNET_EVM_VM_ID, id_to_str
-from ..chain import ChainContext
+from ..chain_context import ChainContext
 from . import network_upgrades as nu
 from .block_rows import BlockInfo
-from .chain import EVMChain
+from .evm_chain import EVMChain
 from .fork_vms import PARIS, SHANGHAI, vm_before, with_granite
 from .headers import HeaderRules
 from .precompiles import feemanager, rewardmanager

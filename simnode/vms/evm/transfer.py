@@ -24,7 +24,7 @@ from eth.vm.forks.cancun.computation import CancunComputation
 from eth.vm.forks.cancun.constants import BLOB_TX_TYPE
 from eth.vm.forks.cancun.state import CancunState
 
-from .calltrace import RecordingComputation
+from .tracing.block_frames import RecordingComputation
 
 # Tests switch this off to compare against py-evm's full path.
 FAST_TRANSFERS = True

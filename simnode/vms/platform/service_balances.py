@@ -10,7 +10,7 @@ from simnode.formats import FormatError, encode_bytes, id_to_str
 from simnode.rpc.jsonrpc import RPCError
 from simnode.rpc.params import encoding_arg, go_quote, str_list_arg
 from simnode.vms import utxo_api
-from simnode.vms.chain import lookup_chain
+from simnode.vms.chain_context import lookup_chain
 
 from . import txs as t
 from .service_params import id_arg, num

@@ -26,7 +26,7 @@ from simnode.formats.ids import PLATFORM_VM_ID, ZERO_ID
 from simnode.genesis import build_genesis
 from simnode.network import params_for
 from simnode.vms import atomic
-from simnode.vms.chain import ChainContext
+from simnode.vms.chain_context import ChainContext
 
 from . import blocks, executor, fees, rewards
 from . import txs as t

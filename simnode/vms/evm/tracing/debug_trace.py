@@ -11,16 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 from eth.vm.chain_context import ChainContext
 
-from ...rpc.jsonrpc import EthService, RPCError
-from .block_rows import BlockInfo
-from .headers import evm_header
-from .vmerrors import ChainError
-from .execution import MessageRefused, call_gas
-from .rpcjson import hb, hx, parse_block_overrides, parse_hash, parse_state_overrides
-from .tracing import Tracer, tracing, tracing_vm
+from ....rpc.jsonrpc import EthService, RPCError
+from ..block_rows import BlockInfo
+from ..headers import evm_header
+from ..vmerrors import ChainError
+from ..execution import MessageRefused, call_gas
+from ..rpcjson import hb, hx, parse_block_overrides, parse_hash, parse_state_overrides
+from .hooks import Tracer, tracing, tracing_vm
 
 if TYPE_CHECKING:
-    from .service import EthAPI
+    from ..service import EthAPI
 
 
 def _tracer_from(config: Any) -> Tracer:
@@ -92,7 +92,7 @@ def register_trace(svc: EthService, api: EthAPI) -> None:
     def block_traces(block: BlockInfo | None, config: Any) -> list:
         if block is None:
             raise ChainError("block not found")
-        from ...crypto.hashing import keccak256
+        from ....crypto.hashing import keccak256
         return [{"txHash": hb(keccak256(block.raws[i])), "result": r}
                 for i, (_, r) in enumerate(trace_block(api, block, config))]
     svc.register("debug_traceBlockByNumber",

@@ -3,7 +3,7 @@
 `tracing_vm(vm_class)` is that VM class with TracingComputation over its computation class; while
 a tracer is active (`with tracing(tracer)`), its computations run the tracer's table (the
 tracer's `wrap` of the plain one) and, for a call tracer, record each message as a frame. With no
-tracer active they run as the plain class. Users: debug_trace* (trace.py) and
+tracer active they run as the plain class. Users: debug_trace* (debug_trace.py) and
 eth_createAccessList's tracer (access_list.py). The active tracers are per context (a
 ContextVar): a trace on one thread never sees another thread's tracer.
 """
@@ -20,8 +20,8 @@ from eth.exceptions import Revert
 from eth.vm.forks.cancun.computation import CancunComputation
 from eth.vm.opcode_values import CALL, CALLCODE, CREATE, CREATE2, DELEGATECALL, STATICCALL
 
-from .rpcjson import hb, hx
-from .vmerrors import revert_message, vm_error_text
+from ..rpcjson import hb, hx
+from ..vmerrors import revert_message, vm_error_text
 
 _MNEMONICS: dict[int, str] = {}
 for _op, _fn in CancunComputation.opcodes.items():

@@ -29,7 +29,7 @@ from ...formats.jsonnum import hex_or_decimal
 from ...genesis.cchain import parse_alloc
 from ...icm.placement import PLACEMENT_BLOCK
 from ...network import params_for
-from ..chain import ChainContext
+from ..chain_context import ChainContext
 from .block_builder import BlockBuilder
 from .block_rows import BlockInfo, BlockRows
 from .db import StoreKV, atomic_db

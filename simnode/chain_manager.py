@@ -29,9 +29,9 @@ from .fork.errors import NotForked
 from .formats.ids import SUBNET_EVM_VM_ID, ZERO_ID, id_to_str
 
 if TYPE_CHECKING:
-    from .vms.chain import Chain, ChainContext
+    from .vms.chain_context import Chain, ChainContext
 
-log = logging.getLogger("simnode.chains")
+log = logging.getLogger("simnode.chain_manager")
 
 # VM ID -> (module, factory); factory(context, genesis_data=, name=, subnet_id=) builds the chain.
 VM_FACTORIES: dict[bytes, tuple[str, str]] = {
