@@ -15,7 +15,8 @@ plugin and uses none of its fixtures) and starts no node runs on its libraries a
   slower than safe-pysha3). That object is given the pysha3 backend; ETH_HASH_BACKEND is not set
   in os.environ, which every child process would inherit. A backend the user chose there stays.
 * py-evm's elliptic-curve precompile modules: stand-ins in sys.modules until their first call
-  (deferred_precompiles.py), when py-evm is not imported yet.
+  (deferred_precompiles.py), and of its Ethash module (deferred_ethash.py: pycryptodome, cffi and
+  pycparser behind it), when py-evm is not imported yet.
 * py-trie's node helpers and HexaryTrie reads (speedups.py), py-evm's interpreter loop, stack and
   memory helpers (fast_interpreter.py).
 
@@ -132,8 +133,10 @@ def _set(owner: Any, name: str, value: Any) -> None:
 
 
 def _install_stand_ins() -> None:
-    from .vms.evm import deferred_precompiles
+    from .vms.evm import deferred_ethash, deferred_precompiles
 
+    if deferred_ethash.NAME not in sys.modules:
+        sys.modules[deferred_ethash.NAME] = _stand_ins[deferred_ethash.NAME] = deferred_ethash.stand_in_module()
     if any(name.startswith("eth.precompiles") for name in sys.modules):
         return  # py-evm's precompiles are imported: nothing left to defer
     for name, module in deferred_precompiles.stand_in_modules().items():

@@ -85,7 +85,6 @@ class Deliverer:
 
     def start(self) -> None:
         self.engine.on_staged = self.wake
-        self._session = aiohttp.ClientSession()
         self._runner = self._loop.create_task(self._run())
         self.wake()
 
@@ -225,7 +224,8 @@ class Deliverer:
             q.popleft()
 
     async def _attempt(self, webhook: r.Webhook, msg: r.Message) -> str:
-        assert self._session is not None
+        if self._session is None:  # at the first delivery: aiohttp's client is not imported before (lazy_package)
+            self._session = aiohttp.ClientSession()
         headers = {"content-type": "application/json", "x-signature": signature(self.engine.secret(), msg.body)}
         started = time.monotonic()
         at = int(time.time() * 1000)

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
-
-from eth.constants import BLANK_ROOT_HASH
-from eth.vm.forks.cancun.headers import CancunBlockHeader
+from typing import TYPE_CHECKING, Any
 
 from ...formats.jsonnum import hex_or_decimal
 from ...crypto.hashing import keccak256
 from . import rlpcodec
+
+if TYPE_CHECKING:
+    from eth.vm.forks.cancun.headers import CancunBlockHeader
 
 EMPTY_UNCLE_HASH = keccak256(b"\xc0")
 EMPTY_ROOT_HASH = keccak256(b"\x80")  # empty trie; also coreth's EmptyExtDataHash (rlpHash of no bytes)
@@ -309,14 +309,17 @@ def _bytes(v: Any, size: int) -> bytes:
 
 def evm_header(header: Header, **changes: Any) -> CancunBlockHeader:
     """py-evm's header for executing on top of `header` (block context: number, time, coinbase,
-    gas limit, base fee); its own hash is never used."""
+    gas limit, base fee); its own hash is never used. py-evm is imported here, not with the
+    module: the index and the webhooks read headers before (or without) any EVM execution."""
+    from eth.vm.forks.cancun.headers import CancunBlockHeader
+
     fields = dict(
         parent_hash=header.parent_hash, uncles_hash=header.uncles_hash, coinbase=header.coinbase,
         state_root=header.state_root, transaction_root=header.transaction_root, receipt_root=header.receipt_root,
         bloom=header.bloom, difficulty=header.difficulty, block_number=header.block_number,
         gas_limit=header.gas_limit, gas_used=header.gas_used, timestamp=header.timestamp,
         extra_data=header.extra_data, mix_hash=header.mix_hash, nonce=header.nonce,
-        base_fee_per_gas=header.base_fee_per_gas or 0, withdrawals_root=BLANK_ROOT_HASH,
+        base_fee_per_gas=header.base_fee_per_gas or 0, withdrawals_root=EMPTY_ROOT_HASH,
         blob_gas_used=header.blob_gas_used or 0, excess_blob_gas=header.excess_blob_gas or 0,
         parent_beacon_block_root=header.parent_beacon_block_root or ZERO_HASH)
     fields.update(changes)
