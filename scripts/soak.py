@@ -7,7 +7,9 @@
 Starts `python -m simnode run --data-dir DIR` (a fresh temporary directory unless given) on a free
 loopback port, then for `--minutes`:
   - C-Chain: signed EIP-1559 txs at `--tps` from 8 funded senders: 80% transfers, 15% ERC-20
-    `transfer`s (storage writes) on Token contracts, 5% contract deploys;
+    `transfer`s (storage writes) on Token contracts, 5% contract deploys; the max fee is twice the
+    latest base fee plus the tip, read once a second, as wallets offer (the base fee rises under a
+    sustained load: at 40 tx/s it passed a fixed 300 gwei after 36 minutes);
   - every `--xp-every` seconds one of, in turn: an X-Chain transfer, a P-Chain transfer, an X→C
     export+import, a C→P export+import (the scenario runner's wallets: simnode/scenario/xp.py);
   - `--reads` reads a second (eth_getBalance, eth_getTransactionReceipt, eth_call);
@@ -105,6 +107,7 @@ class Soak:
         self.tokens: list[str] = []
         self.keys = [EthAccount.from_key(derive_key(7, f"soak-{i}")) for i in range(SENDERS)]
         self.nonces = [0] * SENDERS
+        self.max_fee = 300 * GWEI  # followed by `fees`: the C-Chain's base fee rises under a sustained load
         self._id = 0
         self.tracemalloc = False
 
@@ -119,7 +122,7 @@ class Soak:
 
     def sign(self, i: int, to: str | None, data: bytes, gas: int, value: int = 0) -> str:
         tx = {"chainId": C_CHAIN_ID, "nonce": self.nonces[i], "to": to, "value": value, "data": data, "gas": gas,
-              "maxFeePerGas": 300 * GWEI, "maxPriorityFeePerGas": GWEI, "type": 2}
+              "maxFeePerGas": self.max_fee, "maxPriorityFeePerGas": GWEI, "type": 2}
         if to is None:
             del tx["to"]
         self.nonces[i] += 1
@@ -175,6 +178,16 @@ class Soak:
             if delay > 0:
                 await asyncio.sleep(delay)
         await asyncio.gather(*pending)
+
+    async def fees(self, until: float) -> None:
+        """Offer twice the latest base fee plus the tip, as ethers and viem do, once a second."""
+        while time.monotonic() < until:
+            try:
+                block = await self.rpc("eth_getBlockByNumber", ["latest", False])
+                self.max_fee = max(300 * GWEI, 2 * int(block["baseFeePerGas"], 16) + GWEI)  # type: ignore[index]
+            except Exception as exc:  # noqa: BLE001 - counted and shown
+                self.stats.errors.append(f"fees: {exc!r}")
+            await asyncio.sleep(1)
 
     async def timed_read(self, method: str, params: list, url: str | None = None) -> None:
         t0 = time.perf_counter()
@@ -362,7 +375,7 @@ async def run(args: argparse.Namespace, url: str, pid: int, data_dir: Path) -> i
         runner.target = True
         t0 = time.monotonic()
         until = t0 + args.minutes * 60
-        tasks = [soak.c_load(args.tps, until), soak.reads(args.reads, until), soak.apis(until),
+        tasks = [soak.fees(until), soak.c_load(args.tps, until), soak.reads(args.reads, until), soak.apis(until),
                  soak.websockets(until), soak.filters(until), soak.xp(runner, args.xp_every, until)]
         *_, rows = await asyncio.gather(*tasks, monitor(soak, pid, data_dir, stats, args.window, until, t0))
         await asyncio.sleep(2)
