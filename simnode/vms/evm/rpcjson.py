@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...crypto.hashing import keccak256
+from ...errors import InvalidArgument, InvalidInput
+from ...formats.jsonnum import json_kind
 from ...rpc.jsonrpc import InvalidParams
 from .receipts import LogRow, logs_bloom
 
@@ -63,6 +65,33 @@ def parse_data(v: Any, arg: int = 0) -> bytes:
         return bytes.fromhex(h)
     except ValueError:
         raise InvalidParams(f"invalid argument {arg}: {_bytes_error('invalid hex string')}") from None
+
+
+def parse_bool(v: Any, arg: int) -> bool:
+    """A Go bool argument (a JSON null leaves it false)."""
+    if v is not None and not isinstance(v, bool):
+        raise InvalidArgument(arg, f"json: cannot unmarshal {json_kind(v)} into Go value of type bool")
+    return bool(v)
+
+
+def parse_go_string(v: Any, arg: int) -> str:
+    """An argument the real method takes as a Go string (decoded by the method itself)."""
+    if not isinstance(v, str):
+        raise InvalidArgument(arg, f"json: cannot unmarshal {json_kind(v)} into Go value of type string")
+    return v
+
+
+def decode_storage_key(s: str) -> int:
+    """coreth's decodeHash (eth_getStorageAt, eth_getProof): 0x optional, an odd length padded,
+    at most 32 bytes; its errors are the method's (-32000), not the argument decoder's."""
+    h = s[2:] if s.startswith(("0x", "0X")) else s
+    if len(h) % 2:
+        h = "0" + h
+    if any(c not in "0123456789abcdefABCDEF" for c in h):
+        raise InvalidInput("hex string invalid")
+    if len(h) > 64:
+        raise InvalidInput("hex string too long, want at most 32 bytes")
+    return int(h, 16) if h else 0
 
 
 def _bytes_error(what: str) -> str:
