@@ -14,8 +14,8 @@ from .accounts import sign_hash
 from .block_rows import BlockInfo
 from .headers import BLACKHOLE
 from .execution import args_transaction
-from .rpcjson import (block_json, decode_storage_key, hb, header_json, hx, parse_address, parse_bool,
-                      parse_data, parse_go_string, parse_hash, parse_quantity, parse_block_overrides,
+from .rpcjson import (block_json, decode_storage_key, go_quantity, hb, header_json, hx, parse_address, parse_bool,
+                      parse_data, parse_go_string, parse_hash, parse_block_overrides,
                       parse_state_overrides, pending_tx_json, receipt_json, tx_json, tx_object_json)
 from .service import EthAPI, raw_of
 from .subnet import SubnetEVMChain
@@ -108,7 +108,7 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
     reg("eth_getTransactionByHash", tx_by_hash, 1)
 
     def tx_by_block_index(b: BlockInfo | None, idx: Any) -> Any:
-        i = parse_quantity(idx, 1)
+        i = go_quantity(idx, 1, "hexutil.Uint")
         if b is None or i >= len(b.raws):
             return None
         return tx_json(chain, b.txs[i], b.senders[i], b, i, b.raws[i])

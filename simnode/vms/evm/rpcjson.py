@@ -131,12 +131,34 @@ def parse_args_quantity(obj: dict, key: str, bits: int, arg: int) -> int | None:
     value = obj.get(key)
     if value is None:
         return None
-    n = parse_quantity(value, arg)
-    if n >= 1 << bits:
-        go_type = "hexutil.Uint64" if bits == 64 else "*hexutil.Big"
-        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal hex number > {bits} bits into Go struct "
-                            f"field TransactionArgs.{key} of type {go_type}")
-    return n
+    return go_quantity(value, arg, "hexutil.Uint64" if bits == 64 else "*hexutil.Big", f"TransactionArgs.{key}")
+
+
+_GO_QUANTITY_BITS = {"hexutil.Uint64": 64, "hexutil.Uint": 64, "*hexutil.Big": 256}
+
+
+def go_quantity(v: Any, arg: int, go_type: str, field: str = "") -> int:
+    """A hexutil.Uint64/Uint/Big as its UnmarshalJSON decodes it (an empty string is 0), its
+    errors wrapped as encoding/json wraps them, with the struct field when there is one."""
+    where = f"Go struct field {field} of type {go_type}" if field else f"Go value of type {go_type}"
+    if not isinstance(v, str):
+        raise InvalidArgument(arg, f"json: cannot unmarshal non-string into {where}")
+    if not v:
+        return 0
+    h = v[2:]
+    if not v.startswith(("0x", "0X")):
+        err = "hex string without 0x prefix"
+    elif not h:
+        err = 'hex string "0x"'
+    elif len(h) > 1 and h[0] == "0":
+        err = "hex number with leading zero digits"
+    elif len(h) > _GO_QUANTITY_BITS[go_type] // 4:
+        err = f"hex number > {_GO_QUANTITY_BITS[go_type]} bits"
+    elif any(c not in "0123456789abcdefABCDEF" for c in h):
+        err = "invalid hex string"
+    else:
+        return int(h, 16)
+    raise InvalidArgument(arg, f"json: cannot unmarshal {err} into {where}")
 
 
 def parse_access_list(entries: Any, arg: int) -> list[tuple[bytes, list[int]]] | None:
@@ -191,14 +213,11 @@ def parse_state_overrides(obj: Any, arg: int) -> dict[bytes, AccountOverride] | 
         if not isinstance(account, dict):
             raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type "
                                 "ethapi.OverrideAccount")
-        nonce = parse_quantity(account["nonce"], arg) if account.get("nonce") is not None else None
-        if nonce is not None and nonce >= 1 << 64:
-            raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal hex number > 64 bits into Go struct "
-                                "field OverrideAccount.nonce of type hexutil.Uint64")
-        balance = parse_quantity(account["balance"], arg) if account.get("balance") is not None else None
-        if balance is not None and balance >= 1 << 256:
-            raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal hex number > 256 bits into Go struct "
-                                "field OverrideAccount.balance of type *hexutil.Big")
+        nonce, balance = account.get("nonce"), account.get("balance")
+        if nonce is not None:
+            nonce = go_quantity(nonce, arg, "hexutil.Uint64", "OverrideAccount.nonce")
+        if balance is not None:
+            balance = go_quantity(balance, arg, "*hexutil.Big", "OverrideAccount.balance")
         code = parse_data(account["code"], arg) if account.get("code") is not None else None
         out[parse_address(address, arg)] = AccountOverride(nonce, code, balance,
                                                            _override_slots(account.get("state"), arg),

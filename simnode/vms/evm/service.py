@@ -381,7 +381,7 @@ class EthAPI:
             raise InvalidParams("invalid argument 0: json: cannot unmarshal non-object into TransactionArgs")
         chain = self.chain
         if not obj.get("from"):
-            raise ChainError("from not specified")
+            raise ChainError("unknown account")  # coreth looks up the zero address's wallet
         sender = parse_address(obj["from"])
         key = chain.dev_keys.get(sender)
         if key is None and not (sender in chain.impersonated or chain.auto_impersonate):
