@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from eth_typing import Address
+
 from ...crypto.hashing import keccak256
 from ...errors import InvalidArgument, InvalidInput
 from ...formats.jsonnum import json_kind
@@ -24,14 +26,15 @@ if TYPE_CHECKING:
 # ----------------------------------------------------------------------------- param parsing
 
 
-def parse_address(v: Any, arg: int = 0) -> bytes:
+def parse_address(v: Any, arg: int = 0) -> Address:
+    """A common.Address argument, typed as py-evm's state takes it."""
     if not isinstance(v, str) or not v.startswith(("0x", "0X")):
         raise InvalidParams(f"invalid argument {arg}: hex string without 0x prefix")
     h = v[2:]
     if len(h) != 40:
         raise InvalidParams(f"invalid argument {arg}: hex string has length {len(h)}, want 40 for common.Address")
     try:
-        return bytes.fromhex(h)
+        return Address(bytes.fromhex(h))
     except ValueError:
         raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
 
@@ -169,7 +172,7 @@ def parse_access_list(entries: Any, arg: int) -> list[tuple[bytes, list[int]]] |
                             "TransactionArgs.accessList of type types.AccessList")
     if not isinstance(entries, list):
         raise invalid
-    out = []
+    out: list[tuple[bytes, list[int]]] = []
     for entry in entries:
         if not isinstance(entry, dict) or not isinstance(entry.get("address"), str):
             raise invalid
@@ -208,7 +211,7 @@ def parse_state_overrides(obj: Any, arg: int) -> dict[bytes, AccountOverride] | 
     if not isinstance(obj, dict):
         raise InvalidParams(
             f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.StateOverride")
-    out = {}
+    out: dict[bytes, AccountOverride] = {}
     for address, account in obj.items():
         if not isinstance(account, dict):
             raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type "

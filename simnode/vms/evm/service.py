@@ -135,7 +135,9 @@ class EthAPI:
         data = obj.get("input")
         if data is None:
             data = obj.get("data")
-        q = lambda k, bits: parse_args_quantity(obj, k, bits, arg)  # noqa: E731
+        def q(key: str, bits: int) -> int | None:
+            return parse_args_quantity(obj, key, bits, arg)
+
         args = CallArgs(
             sender=parse_address(obj["from"], arg) if obj.get("from") else b"\x00" * 20,
             to=parse_address(obj["to"], arg) if obj.get("to") else None,
