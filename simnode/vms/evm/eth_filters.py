@@ -80,9 +80,9 @@ def register_eth_filters(svc: EthService, api: EthAPI) -> None:
             return out
         start = max(f["last"] + 1, api._tag_number(f["fromBlock"], 0) if f["fromBlock"] else 0)
         end = api._tag_number(f["toBlock"], head) if f["toBlock"] else head
-        out = api.logs_in_range(f, start, min(end, head)) if start <= head else []
+        logs = api.logs_in_range(f, start, min(end, head)) if start <= head else []
         f["last"] = head
-        return out
+        return logs
     reg("eth_getFilterChanges", filter_changes, 1)
 
     def filter_logs(fid: Any) -> list:

@@ -164,7 +164,7 @@ def go_quantity(v: Any, arg: int, go_type: str, field: str = "") -> int:
     raise InvalidArgument(arg, f"json: cannot unmarshal {err} into {where}")
 
 
-def parse_access_list(entries: Any, arg: int) -> list[tuple[bytes, list[int]]] | None:
+def parse_access_list(entries: Any, arg: int) -> list[tuple[Address, list[int]]] | None:
     """A JSON accessList ([{address, storageKeys}]) as py-evm's txs take it."""
     if entries is None:
         return None
@@ -172,7 +172,7 @@ def parse_access_list(entries: Any, arg: int) -> list[tuple[bytes, list[int]]] |
                             "TransactionArgs.accessList of type types.AccessList")
     if not isinstance(entries, list):
         raise invalid
-    out: list[tuple[bytes, list[int]]] = []
+    out: list[tuple[Address, list[int]]] = []
     for entry in entries:
         if not isinstance(entry, dict) or not isinstance(entry.get("address"), str):
             raise invalid

@@ -18,9 +18,10 @@ import asyncio
 import itertools
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal, overload
 
 import rlp
+from eth.constants import ZERO_ADDRESS
 
 from ...crypto.hashing import keccak256
 from ...errors import InvalidArgument
@@ -63,6 +64,13 @@ class EthAPI:
         self._oracle_price = ORACLE_MIN_PRICE
 
     # -------------------------------------------------------------- helpers
+
+    @overload
+    def resolve(self, tag: Any, arg: int = 1, allow_missing: Literal[False] = False,
+                by_number: bool = False) -> BlockInfo: ...
+
+    @overload
+    def resolve(self, tag: Any, arg: int, allow_missing: bool, by_number: bool = False) -> BlockInfo | None: ...
 
     def resolve(self, tag: Any, arg: int = 1, allow_missing: bool = False,
                 by_number: bool = False) -> BlockInfo | None:
@@ -139,7 +147,7 @@ class EthAPI:
             return parse_args_quantity(obj, key, bits, arg)
 
         args = CallArgs(
-            sender=parse_address(obj["from"], arg) if obj.get("from") else b"\x00" * 20,
+            sender=parse_address(obj["from"], arg) if obj.get("from") else ZERO_ADDRESS,
             to=parse_address(obj["to"], arg) if obj.get("to") else None,
             gas=q("gas", 64), gas_price=q("gasPrice", 256), max_fee=q("maxFeePerGas", 256),
             tip=q("maxPriorityFeePerGas", 256), value=q("value", 256) or 0, data=parse_data(data, arg),
