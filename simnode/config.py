@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 LOCAL_NETWORK_ID = 12345
 # A fixed start for virtual clocks, so two replays of the same scenario see the same times.
@@ -49,7 +50,7 @@ class NodeConfig:
             return home / f"fork-{digest}"
         return home / f"network-{self.network_id}"
 
-    def with_(self, **changes: object) -> NodeConfig:
+    def with_(self, **changes: Any) -> NodeConfig:
         return replace(self, **changes)
 
 

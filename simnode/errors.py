@@ -25,6 +25,17 @@ class InvalidInput(DomainError, ValueError):
     tolerate bad input keep catching it)."""
 
 
+class InvalidArgument(InvalidInput):
+    """A method's argument that does not decode as the Go type the real method takes: geth's rpc
+    package (the EVM chains' JSON-RPC) refuses the call before running the method and answers
+    -32602 "invalid argument N: <decoder's text>"; an InvalidInput the method itself raises is
+    answered -32000, as geth answers any error its method returns."""
+
+    def __init__(self, index: int, message: object) -> None:
+        super().__init__(message)
+        self.index = index
+
+
 class NotFound(DomainError, ValueError):
     """Something the request names does not exist (a chain, alias, block, snapshot)."""
 

@@ -41,6 +41,7 @@ from .store import META, Snapshots, Store
 from .vms.avm import service as avm_service
 from .vms.chain_context import BlockBuilding, Chain, ChainContext
 from .vms.platform import service as platform_service
+from .vms.platform.vm import PlatformVM
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 from .signing.aggregator import Aggregator
 from .startup import load_deferred, short_switch_interval
@@ -152,6 +153,12 @@ class Node:
         for alias in (*chain.default_aliases, id_to_str(chain.chain_id)):
             if alias not in self._aliases:
                 self.add_chain_alias(chain.chain_id, alias)
+
+    def _platform(self) -> PlatformVM:
+        platform = self.chains[ZERO_ID]
+        if not isinstance(platform, PlatformVM):
+            raise TypeError(f"the P-Chain is a {type(platform).__name__}, not a PlatformVM")
+        return platform
 
     def _sign_for(self, chain: Chain) -> None:
         """An EVM chain's validators sign its accepted messages and blocks (ChainWarpBackend)."""
@@ -268,7 +275,7 @@ class Node:
             chain = load_deferred(spec)(self.chain_context(spec.chain_id))
             self.chain_endpoints(chain)
             self.chains[spec.chain_id] = chain
-        platform = self.chains[ZERO_ID]
+        platform = self._platform()
         self.warp_signer = WarpSigner(platform, self.keystore)
         self.aggregator = Aggregator(platform, self.warp_signer)
         for chain in list(self.chains.values()):
@@ -414,7 +421,7 @@ class Node:
         try:
             self._open_fork()
             self._build_chains()
-            platform = self.chains[ZERO_ID]
+            platform = self._platform()
             self.warp_signer = WarpSigner(platform, self.keystore)
             self.aggregator = Aggregator(platform, self.warp_signer)
             for chain in list(self.chains.values()):
@@ -435,7 +442,7 @@ class Node:
             await self.stop()
             raise
         self._clock_wakeup = asyncio.Event()
-        self.clock.on_time_change(lambda _now: self._clock_wakeup and self._clock_wakeup.set())
+        self.clock.on_time_change(lambda _now: self.wake_clock())
         if self.clock.mode == "wall":
             self._clock_task = asyncio.create_task(self._run_wall_clock())
 

@@ -40,8 +40,11 @@ CREDITS: web.RequestKey[int] = web.RequestKey("simnode.credits")  # set by the D
 class Node(Protocol):
     """What the log reads of the node: how endpoint paths name chains."""
 
-    endpoint_aliases: dict[str, str]
-    chains: dict[bytes, Any]
+    @property
+    def endpoint_aliases(self) -> dict[str, str]: ...
+
+    @property
+    def chains(self) -> dict[bytes, Any]: ...
 
     def chain_by_alias(self, ref: str) -> Any: ...
 

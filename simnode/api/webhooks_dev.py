@@ -24,8 +24,11 @@ RECENT = 20
 class WebhookNode(Protocol):
     """What these methods read of the node."""
 
-    webhooks: WebhookService
-    chains: dict[bytes, Any]
+    @property
+    def webhooks(self) -> WebhookService: ...
+
+    @property
+    def chains(self) -> dict[bytes, Any]: ...
 
 
 def methods(node: WebhookNode) -> dict[str, Callable[[dict[str, Any]], Any]]:

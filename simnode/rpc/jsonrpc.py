@@ -9,8 +9,9 @@
 Handlers return plain Python values and raise errors; this module is the only place that turns
 an error into an envelope, so handlers never build error JSON. A user error is an RPCError (a
 handler's own code and data) or a `simnode.errors.DomainError` (-32000 with its text, as both
-servers answer a handler's error); anything else is a bug, logged with its traceback and answered
--32603, never as a user error.
+servers answer a handler's error; an `InvalidArgument`, an argument geth's rpc package fails to
+decode before the method runs, -32602 "invalid argument N: ..."); anything else is a bug, logged
+with its traceback and answered -32603, never as a user error.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from simnode.errors import DomainError
+from simnode.errors import DomainError, InvalidArgument
 
 log = logging.getLogger("simnode.api")
 
@@ -53,11 +54,13 @@ class InvalidParams(RPCError):
 INTERNAL_ERROR = -32603
 
 
-def user_error(exc: BaseException) -> tuple[int, str, Any] | None:
-    """The (code, message, data) a user error is answered with; None for any other exception,
-    which is a bug."""
+def user_error(exc: BaseException, geth: bool = True) -> tuple[int, str, Any] | None:
+    """The (code, message, data) a user error is answered with by geth's rpc package (or, not
+    `geth`, by gorilla, where any error is -32000); None for any other exception, a bug."""
     if isinstance(exc, RPCError):
         return exc.code, exc.message, exc.data
+    if isinstance(exc, InvalidArgument) and geth:
+        return -32602, f"invalid argument {exc.index}: {exc.message}", None
     if isinstance(exc, DomainError):
         return -32000, exc.message, None
     return None
@@ -224,7 +227,7 @@ class GorillaService:
             if self.settling():
                 await asyncio.sleep(0)  # the build was scheduled first: it runs before this resumes
         except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
-            answer = user_error(exc)
+            answer = user_error(exc, geth=False)
             if answer is None:
                 log.exception("gorilla handler %s failed", method)
                 answer = INTERNAL_ERROR, "internal error", None

@@ -62,12 +62,20 @@ class SessionReplay:
         self.other_ids = 0
         self.last_at = 0  # the latest recorded time: where the session ended
         if self.exact:
-            r.on_node(lambda: setattr(node.block_building, "automatic", False))
+            live = self.live_node
+            r.on_node(lambda: setattr(live.block_building, "automatic", False))
+
+    @property
+    def live_node(self) -> Any:
+        """The in-process node an exact replay drives (`exact` is only set when there is one)."""
+        if self.node is None:
+            raise StepError("an exact replay needs the node in the same process")
+        return self.node
 
     def finish(self) -> None:
         """Give block building back to the chains; note the IDs a proxy's upstream gave otherwise."""
         if self.exact:
-            node = self.node
+            node = self.live_node
             self.r.on_node(lambda: setattr(node.block_building, "automatic", True))
         if self.exact and self.last_at:
             self.r.stats.end_ms = self.last_at
@@ -78,7 +86,7 @@ class SessionReplay:
 
     def set_time(self, at_ms: int) -> None:
         """Move the virtual clock to `at_ms` (never back: the node may be there already)."""
-        node = self.node
+        node = self.live_node
         self.last_at = max(self.last_at, at_ms)
 
         def move() -> None:
@@ -153,7 +161,7 @@ def act_block(r: RecordedRunner, f: dict[str, Any]) -> Any:
 
 
 def _build(s: SessionReplay, chain: str) -> None:
-    node = s.node
+    node = s.live_node
 
     def build() -> None:
         c = node.chain_by_alias(chain)

@@ -89,7 +89,7 @@ class Transport:
         if not self.base_url:
             raise TransportError("REST calls need the node's HTTP address")
         u = urllib.parse.urlsplit(self.base_url)
-        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+        conn = http.client.HTTPConnection(_host(u.hostname, self.base_url), u.port, timeout=60)
         try:
             conn.request("GET", path)
             resp = conn.getresponse()
@@ -161,7 +161,7 @@ class HttpTransport(Transport):
     def _conn(self) -> http.client.HTTPConnection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = http.client.HTTPConnection(self._host, self._port, timeout=120)
+            conn = http.client.HTTPConnection(_host(self._host, self.base_url), self._port, timeout=120)
             self._local.conn = conn
         return conn
 
@@ -196,3 +196,9 @@ class HttpTransport(Transport):
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+
+def _host(hostname: str | None, base_url: str) -> str:
+    if hostname is None:
+        raise TransportError(f"no host in the node's address {base_url!r}")
+    return hostname

@@ -102,11 +102,21 @@ def lookup_chain(ctx: ChainContext, ref: str) -> bytes | None:
 
 
 class Chain(Protocol):
-    chain_id: bytes
-    subnet_id: bytes
-    name: str
-    vm_id: bytes
-    default_aliases: tuple[str, ...]
+    # read-only: a chain may hold these as attributes or compute them
+    @property
+    def chain_id(self) -> bytes: ...
+
+    @property
+    def subnet_id(self) -> bytes: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def vm_id(self) -> bytes: ...
+
+    @property
+    def default_aliases(self) -> tuple[str, ...]: ...
 
     def is_bootstrapped(self) -> bool: ...
 

@@ -58,10 +58,10 @@ class BlockView:
         return format_address(self.alias, self.hrp, a)
 
     def tx(self, pos: bytes) -> dict[str, Any]:
-        return unpack(self.after(self.sp.tx + pos))
+        return unpack(_row(self.after, self.sp.tx + pos))
 
     def out(self, uid: bytes) -> Out:
-        return Out.from_record(uid, unpack(self.after(UO + uid)))
+        return Out.from_record(uid, unpack(_row(self.after, UO + uid)))
 
     def balances(self, addresses: list[bytes], after: bool = True) -> dict[str, int]:
         """AVAX by balance type (the Data API's names) of `addresses` together, at the block's time."""
@@ -166,7 +166,7 @@ def validator_events(view: BlockView, hooks: list[Webhook], emit: Emit) -> None:
         for kind, table, tail in starts:
             sub = kind.decode()
             pos = tail[-10:]
-            rec = unpack(view.after(table + pos))
+            rec = unpack(_row(view.after, table + pos))
             if sub in subs and _watches_validator(md, rec["node"], rec["subnet"]):
                 event = {**view.base(sub), "txHash": id_to_str(rec["tx"]), "nodeId": node_id_to_str(rec["node"]),
                          "subnetId": id_to_str(rec["subnet"]), "weight": str(rec["w"]),
@@ -175,8 +175,8 @@ def validator_events(view: BlockView, hooks: list[Webhook], emit: Emit) -> None:
         if "reward_distribution" in subs:
             for tail in rewards:
                 node, uid = tail[:20], tail[-32:]
-                sbi, skind = unpack(view.after(sp.rn + tail))
-                staker = unpack(view.after((sp.sv if skind == b"v" else sp.sd) + sbi))
+                sbi, skind = unpack(_row(view.after, sp.rn + tail))
+                staker = unpack(_row(view.after, (sp.sv if skind == b"v" else sp.sd) + sbi))
                 if _watches_validator(md, node, staker["subnet"]):
                     event = {**reward_event(view, uid, []), "nodeId": node_id_to_str(node),
                              "subnetId": id_to_str(staker["subnet"])}
@@ -195,6 +195,14 @@ def validator_events(view: BlockView, hooks: list[Webhook], emit: Emit) -> None:
                              "remainingBalance": str(remaining(new))}
                     emit(w, message_id(w.id, view.chain_id, view.block_id, vid, sub), event,
                          f"{sub} {id_to_str(vid)}")
+
+
+def _row(read: Reader, key: bytes) -> bytes:
+    """A row the accepted block wrote (its index entries name it): missing is a bug."""
+    value = read(key)
+    if value is None:
+        raise KeyError(f"no index row {key.hex()}")
+    return value
 
 
 def remaining(rec: dict[str, Any]) -> int:

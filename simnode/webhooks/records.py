@@ -85,7 +85,7 @@ class Webhook:
     def addresses(self) -> list[str]:
         """The watched keys: EVM addresses (address_activity), P/X addresses or node/subnet IDs."""
         md = self.metadata
-        return list(md.get("addresses") if self.event_type == ADDRESS_ACTIVITY else md.get("keys") or [])
+        return list((md.get("addresses") if self.event_type == ADDRESS_ACTIVITY else md.get("keys")) or [])
 
 
 @dataclass(slots=True)

@@ -5,7 +5,7 @@ import logging
 import orjson
 import pytest
 
-from simnode.errors import InvalidInput, NotFound, Refused, Unavailable
+from simnode.errors import InvalidArgument, InvalidInput, NotFound, Refused, Unavailable
 from simnode.rpc.jsonrpc import UNMARSHAL_ERROR, EthService, GorillaService, RPCError
 
 
@@ -220,3 +220,19 @@ def _settling_call(service_kind: str) -> list[str]:
 @pytest.mark.parametrize("kind", ["eth", "gorilla"])
 def test_a_reply_waits_for_the_block_its_call_scheduled(kind):
     assert _settling_call(kind) == ["block written", "reply 0x01"]
+
+
+def test_invalid_argument_is_geths_invalid_params_and_gorillas_user_error():
+    """An argument that does not decode: -32602 "invalid argument N: ..." from geth's rpc package
+    (coreth refuses the call before its method runs); gorilla answers every error -32000."""
+    svc = EthService()
+    svc.register("eth_bad", _raiser(InvalidArgument(1, "hex string without 0x prefix")))
+    svc.register("eth_refused", _raiser(InvalidInput("hex string invalid")))
+    body = b'{"jsonrpc":"2.0","id":1,"method":"eth_bad"}'
+    for reply in (run(svc.handle_body(body)), _now(svc.handle_body_now(body))):
+        assert orjson.loads(reply)["error"] == {"code": -32602, "message": "invalid argument 1: hex string without 0x prefix"}
+    reply = run(svc.handle_body(b'{"jsonrpc":"2.0","id":1,"method":"eth_refused"}'))
+    assert orjson.loads(reply)["error"] == {"code": -32000, "message": "hex string invalid"}
+    g = GorillaService({"test": {"bad": _raiser(InvalidArgument(0, "bad"))}})
+    r = call(g, '{"jsonrpc":"2.0","id":1,"method":"test.bad"}')
+    assert orjson.loads(r.body)["error"] == {"code": -32000, "message": "bad", "data": None}

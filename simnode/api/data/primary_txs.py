@@ -115,10 +115,10 @@ def get_block(ctx: RequestContext) -> dict[str, Any]:
     else:
         cid = chain_id(ctx.node, name)
         if height is not None:
-            b = query.block(ctx.store, cid, height)
+            row = query.block(ctx.store, cid, height)
         else:
-            b = query.block_by_id(ctx.store, cid, parse_id(ref, "blockId"))
-        found = None if b is None else _block_json(b)
+            row = query.block_by_id(ctx.store, cid, parse_id(ref, "blockId"))
+        found = None if row is None else _block_json(row)
     if found is None:
         raise not_found(f"block {ref} not found on the {NAMES[name]}")
     return found

@@ -63,6 +63,15 @@ def _org(ctx: RequestContext) -> str:
     return org
 
 
+def _field_is(field: str, value: Any) -> Callable[[LoggedCall], bool]:
+    return lambda c: getattr(c, field) == value
+
+
+def _place_is_unknown(place: Any) -> Callable[[LoggedCall], bool]:
+    """Where a call came from is not known here (no GeoIP): only the unknown place matches."""
+    return lambda c: place.upper() == UNKNOWN_PLACE
+
+
 def _calls(ctx: RequestContext, keep: Callable[[LoggedCall], bool]) -> list[LoggedCall]:
     """The caller's calls in the time range that `keep` accepts and the filters match, oldest first."""
     p = ctx.params
@@ -72,20 +81,23 @@ def _calls(ctx: RequestContext, keep: Callable[[LoggedCall], bool]) -> list[Logg
     if own is not None:
         filters.append(lambda c: c.key == own)
     if p.get("apiKeyId") is not None:
-        filters.append(lambda c, v=p["apiKeyId"]: key_id(c.key) == v)
+        api_key_id = p["apiKeyId"]
+        filters.append(lambda c: key_id(c.key) == api_key_id)
     for name, field in (("chainId", "chain_id"), ("requestPath", "path"), ("rpcMethod", "rpc_method"),
                         ("requestType", "request_type")):
         if p.get(name) is not None:
-            filters.append(lambda c, v=p[name], f=field: getattr(c, f) == v)
+            filters.append(_field_is(field, p[name]))
     if p.get("responseCode") is not None:
-        filters.append(lambda c, v=p["responseCode"]: str(c.status) == v)
+        code = p["responseCode"]
+        filters.append(lambda c: str(c.status) == code)
     if p.get("rlBypassApiToken") is not None:
         filters.append(lambda c: False)
     for name in ("country", "continent"):
         if p.get(name) is not None:
-            filters.append(lambda c, v=p[name]: v.upper() == UNKNOWN_PLACE)
+            filters.append(_place_is_unknown(p[name]))
     if p.get("userAgent") is not None:
-        filters.append(lambda c, v=p["userAgent"]: c.user_agent == v)
+        agent = p["userAgent"]
+        filters.append(lambda c: c.user_agent == agent)
     return [c for c in request_log(ctx.node).calls()
             if (lo is None or c.time_ms >= lo) and (hi is None or c.time_ms < hi)
             and keep(c) and all(f(c) for f in filters)]

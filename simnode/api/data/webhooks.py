@@ -191,7 +191,7 @@ def _new_webhook(ctx: RequestContext, body: dict[str, Any]) -> r.Webhook:
         fields["include_internal_txs"] = bool(_bool(body, "includeInternalTxs", errors))
         fields["include_logs"] = bool(_bool(body, "includeLogs", errors))
         network = "fuji"
-        if errors:
+        if errors or chain_ref is None:  # a missing chainId is among the errors
             raise bad_request(*errors)
         try:
             chain = evm_chain(ctx.node, chain_ref)
@@ -199,7 +199,7 @@ def _new_webhook(ctx: RequestContext, body: dict[str, Any]) -> r.Webhook:
             raise bad_request(f"chainId {exc.message}") from None
         chain_id, chain_key = str(evm_chain_id_of(ctx.node, chain)), chain.chain_id
     else:
-        network = body.get("network")
+        network = body.get("network") or ""
         if network not in NETWORKS:
             errors.append(enum_message("network", NETWORKS))
         keys = _string_list(md.get("keys"), "metadata.keys", errors) if md else None
@@ -325,9 +325,9 @@ def update_webhook(ctx: RequestContext) -> dict[str, Any]:
             errors.append(enum_message("status", STATUSES))
         changes["status"] = status
     for field, key in (("include_internal_txs", "includeInternalTxs"), ("include_logs", "includeLogs")):
-        value = _bool(body, key, errors)
-        if value is not None and w.event_type == r.ADDRESS_ACTIVITY:
-            changes[field] = value
+        flag = _bool(body, key, errors)
+        if flag is not None and w.event_type == r.ADDRESS_ACTIVITY:
+            changes[field] = flag
     if errors:
         raise bad_request(*errors)
     return webhook_json(engine(ctx).save(w.with_(**changes)))

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from eth_typing import Address
 from eth.vm.opcode_values import (BALANCE, CALL, CALLCODE, DELEGATECALL, EXTCODECOPY, EXTCODEHASH, EXTCODESIZE,
                                   SELFDESTRUCT, SLOAD, SSTORE, STATICCALL)
 
-AccessList = list[tuple[bytes, list[int]]]  # (address, storage slots), as py-evm's txs take it
+AccessList = list[tuple[Address, list[int]]]  # (address, storage slots), as py-evm's txs take it
 
 _SLOT_OPS = (SLOAD, SSTORE)
 _ACCOUNT_OPS = (BALANCE, EXTCODESIZE, EXTCODECOPY, EXTCODEHASH, SELFDESTRUCT)
@@ -55,7 +56,7 @@ class AccessListTracer:
 
     def entries(self) -> AccessList:
         """The list in a stable order: accounts, then each one's slots, ascending."""
-        return [(address, sorted(self.slots[address])) for address in sorted(self.slots)]
+        return [(Address(address), sorted(self.slots[address])) for address in sorted(self.slots)]
 
     def wrap(self, table: dict[int, Any]) -> dict[int, Any]:
         if not self._wrapped:

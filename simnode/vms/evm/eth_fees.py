@@ -3,6 +3,7 @@ gas price oracle, EthAPI.suggested_tip), the blob base fee and coreth's fee hist
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ...formats.jsonnum import json_kind
@@ -95,7 +96,7 @@ def _hex_or_decimal(v: Any) -> int:
         try:
             return int(v, 10)
         except ValueError:
-            raise InvalidParams(f"invalid argument 0: invalid hex or decimal integer {v!r}") from None
+            raise InvalidParams(f"invalid argument 0: invalid hex or decimal integer {json.dumps(v)}") from None
     return parse_quantity(v, 0)
 
 

@@ -7,9 +7,28 @@ import time
 from typing import Any
 
 from ...rpc.jsonrpc import EthService
-from .rpcjson import hb
+from .rpcjson import hb, parse_quantity
 from .service import EthAPI
 from .vmerrors import ChainError
+
+
+# rpc.BlockNumber's tags as coreth numbers them
+_TAGS = {"latest": -2, "pending": -1, "accepted": -3, "finalized": -3, "safe": -4, "earliest": 0}
+
+
+def _filter_block(tag: Any) -> int:
+    if tag is None:
+        return _TAGS["latest"]
+    if isinstance(tag, str) and tag in _TAGS:
+        return _TAGS[tag]
+    return parse_quantity(tag)
+
+
+def _accepted_logs_range(start: int, end: int) -> bool:
+    """The from/to pairs coreth's SubscribeAcceptedLogs (eth_newFilter) takes."""
+    latest, pending = _TAGS["latest"], _TAGS["pending"]
+    return (start == end == pending or start == end == latest or 0 <= start <= end
+            or (start >= latest and end == pending) or (start >= 0 and end == latest))
 
 
 def register_eth_filters(svc: EthService, api: EthAPI) -> None:
@@ -19,6 +38,8 @@ def register_eth_filters(svc: EthService, api: EthAPI) -> None:
     def new_filter(crit: Any) -> str:
         api._gc_filters()
         f = api.parse_log_filter(crit)
+        if not _accepted_logs_range(_filter_block(f["fromBlock"]), _filter_block(f["toBlock"])):
+            raise ChainError("invalid from and to block combination: from > to")
         fid = api._new_filter_id()
         head = chain.head.number
         f.update(type="logs", seen=time.monotonic(), last=head)
@@ -59,9 +80,9 @@ def register_eth_filters(svc: EthService, api: EthAPI) -> None:
             return out
         start = max(f["last"] + 1, api._tag_number(f["fromBlock"], 0) if f["fromBlock"] else 0)
         end = api._tag_number(f["toBlock"], head) if f["toBlock"] else head
-        out = api.logs_in_range(f, start, min(end, head)) if start <= head else []
+        logs = api.logs_in_range(f, start, min(end, head)) if start <= head else []
         f["last"] = head
-        return out
+        return logs
     reg("eth_getFilterChanges", filter_changes, 1)
 
     def filter_logs(fid: Any) -> list:

@@ -7,14 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from ...crypto.hashing import keccak256
+from ...errors import InvalidArgument, InvalidInput
+from ...formats.jsonnum import json_kind
 from ...rpc.jsonrpc import EthService, InvalidParams
 from .accounts import sign_hash
 from .block_rows import BlockInfo
 from .headers import BLACKHOLE
 from .execution import args_transaction
-from .rpcjson import (block_json, hb, header_json, hx, parse_address, parse_data, parse_hash, parse_quantity,
-                      parse_block_overrides, parse_state_overrides, pending_tx_json, receipt_json, tx_json,
-                      tx_object_json)
+from .rpcjson import (block_json, decode_storage_key, go_quantity, hb, header_json, hx, parse_address, parse_bool,
+                      parse_data, parse_go_string, parse_hash, parse_block_overrides,
+                      parse_state_overrides, pending_tx_json, receipt_json, tx_json, tx_object_json)
 from .service import EthAPI, raw_of
 from .subnet import SubnetEVMChain
 from .typed_data import TypedDataError, typed_data_digest
@@ -45,8 +47,11 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
 
     def get_storage(addr: Any, slot: Any, tag: Any = None) -> str:
         a = parse_address(addr)
-        s = parse_data(slot, 1) if isinstance(slot, str) and len(slot) == 66 else None
-        key = int.from_bytes(s, "big") if s is not None else parse_quantity(slot, 1)
+        hex_key = parse_go_string(slot, 1)
+        try:
+            key = decode_storage_key(hex_key)
+        except InvalidInput as exc:
+            raise ChainError(f"unable to decode storage key: {exc}") from None
         v = chain.view(api._latest_or_block(tag, 2)).get_storage(a, key)
         return "0x" + v.to_bytes(32, "big").hex()
     reg("eth_getStorageAt", get_storage, 2, 3)
@@ -59,16 +64,16 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
     reg("eth_getTransactionCount", get_tx_count, 1, 2)
 
     def block_by_number(tag: Any, full: Any = False) -> Any:
-        return block_json(chain, api.resolve(tag, 0), bool(full))
+        return block_json(chain, api.resolve(tag, 0, by_number=True), parse_bool(full, 1))
     reg("eth_getBlockByNumber", block_by_number, 1, 2)
 
     def header_by_number(tag: Any) -> Any:
-        return header_json(api.resolve(tag, 0))
+        return header_json(api.resolve(tag, 0, by_number=True))
     reg("eth_getHeaderByNumber", header_by_number, 1)
 
     def block_by_hash(h: Any, full: Any = False) -> Any:
         b = chain.block_by_hash(parse_hash(h))
-        return None if b is None else block_json(chain, b, bool(full))
+        return None if b is None else block_json(chain, b, parse_bool(full, 1))
     reg("eth_getBlockByHash", block_by_hash, 1, 2)
 
     def header_by_hash(h: Any) -> Any:
@@ -77,7 +82,7 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
     reg("eth_getHeaderByHash", header_by_hash, 1)
 
     def count_by_number(tag: Any) -> Any:
-        b = api.resolve(tag, 0, allow_missing=True)
+        b = api.resolve(tag, 0, allow_missing=True, by_number=True)
         return None if b is None else hx(len(b.raws))
     reg("eth_getBlockTransactionCountByNumber", count_by_number, 1)
 
@@ -103,12 +108,12 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
     reg("eth_getTransactionByHash", tx_by_hash, 1)
 
     def tx_by_block_index(b: BlockInfo | None, idx: Any) -> Any:
-        i = parse_quantity(idx, 1)
+        i = go_quantity(idx, 1, "hexutil.Uint")
         if b is None or i >= len(b.raws):
             return None
         return tx_json(chain, b.txs[i], b.senders[i], b, i, b.raws[i])
     reg("eth_getTransactionByBlockNumberAndIndex",
-        lambda tag, idx: tx_by_block_index(api.resolve(tag, 0, allow_missing=True), idx), 2)
+        lambda tag, idx: tx_by_block_index(api.resolve(tag, 0, True, by_number=True), idx), 2)
     reg("eth_getTransactionByBlockHashAndIndex",
         lambda h, idx: tx_by_block_index(chain.block_by_hash(parse_hash(h)), idx), 2)
 
@@ -154,7 +159,9 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
 
     def get_proof(addr: Any, keys: Any, tag: Any = None) -> dict:
         a = parse_address(addr)
-        slots = [int.from_bytes(parse_data(k, 1), "big") for k in (keys or [])]
+        if keys is not None and not isinstance(keys, list):
+            raise InvalidArgument(1, f"json: cannot unmarshal {json_kind(keys)} into Go value of type []string")
+        slots = [decode_storage_key(parse_go_string(k, 1)) for k in keys or []]
         return ex.proof(a, slots, api._latest_or_block(tag, 2))
     reg("eth_getProof", get_proof, 2, 3)
     reg("eth_sendRawTransaction", api.send_raw, 1)

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import rlp
 from eth._utils.address import generate_contract_address
+from eth.constants import CREATE_CONTRACT_ADDRESS
 from eth.exceptions import OutOfGas, Revert
+from eth.abc import UnsignedTransactionAPI
+from eth.vm.forks.cancun.transactions import CancunTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
+from eth_typing import Address
 from trie import HexaryTrie
 
 from ...crypto.hashing import keccak256
@@ -46,8 +50,8 @@ class CallArgs:
     call, an estimate, an access list or a traced call never reads it (coreth's ToMessage copies
     no nonce and skips the account checks)."""
 
-    sender: bytes
-    to: bytes | None
+    sender: Address
+    to: Address | None
     gas: int | None
     gas_price: int | None
     max_fee: int | None
@@ -55,7 +59,7 @@ class CallArgs:
     value: int
     data: bytes
     nonce: int | None
-    access_list: list[tuple[bytes, list[int]]] | None
+    access_list: list[tuple[Address, list[int]]] | None
 
     @property
     def paying(self) -> bool:
@@ -209,10 +213,10 @@ class Executor:
             raise MessageRefused(f"insufficient funds for gas * price + value: address {checksummed(args.sender)} "
                                  f"have {balance} want {want}")
         nonce = state.get_nonce(args.sender)
-        to = args.to if args.to is not None else b""
+        to = args.to if args.to is not None else CREATE_CONTRACT_ADDRESS
         if args.access_list:
             # the list's gas counts, and a Warp predicate in it reads as valid (nothing verified it)
-            utx = AvalancheVM.get_transaction_builder().new_unsigned_access_list_transaction(
+            utx: UnsignedTransactionAPI = _tx_builder().new_unsigned_access_list_transaction(
                 chain_id=self.chain.evm_chain_id, nonce=nonce, gas_price=price, gas=gas, to=to, value=args.value,
                 data=args.data, access_list=args.access_list)
         else:
@@ -378,7 +382,7 @@ class Executor:
             out["error"] = vm_error_text(comp.error)
         return out
 
-    def proof(self, address: bytes, slots: list[int], block: BlockInfo | None) -> dict:
+    def proof(self, address: Address, slots: list[int], block: BlockInfo | None) -> dict:
         chain = self.chain
         root = chain.state_root if block is None or block.number == chain.head.number else block.header.state_root
         view = chain.account_db(root)
@@ -416,12 +420,20 @@ def execution_error(comp: Any) -> Exception:
     return ChainError(vm_error_text(comp.error))
 
 
+def _tx_builder() -> type[CancunTransactionBuilder]:
+    # py-evm types a VM's builder as TransactionBuilderAPI, without the typed-tx constructors
+    # (EIP-2930, EIP-1559) that AvalancheVM's builder, Cancun's, has
+    return cast(type[CancunTransactionBuilder], AvalancheVM.get_transaction_builder())
+
+
 def args_transaction(chain: EVMChain, args: CallArgs, signature: tuple[int, int, int] | None = None) -> Any:
     """The tx the args describe, as coreth's toTransaction types it (fee cap: EIP-1559; an access
     list: EIP-2930; else legacy): unsigned, or with `signature` (v or y-parity, r, s)."""
-    builder = AvalancheVM.get_transaction_builder()
-    fields = dict(nonce=args.nonce or 0, gas=call_gas(args) if args.gas is None else args.gas,
-                  to=args.to if args.to is not None else b"", value=args.value, data=args.data)
+    builder = _tx_builder()
+    # keyword arguments of four builders, each its fields' types
+    fields: dict[str, Any] = dict(nonce=args.nonce or 0, gas=call_gas(args) if args.gas is None else args.gas,
+                                  to=args.to if args.to is not None else CREATE_CONTRACT_ADDRESS, value=args.value,
+                                  data=args.data)
     if args.max_fee is not None:
         fields.update(chain_id=chain.evm_chain_id, max_priority_fee_per_gas=args.tip or 0,
                       max_fee_per_gas=args.max_fee, access_list=args.access_list or [])

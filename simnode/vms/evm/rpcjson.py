@@ -11,7 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from eth_typing import Address
+
 from ...crypto.hashing import keccak256
+from ...errors import InvalidArgument, InvalidInput
+from ...formats.jsonnum import json_kind
 from ...rpc.jsonrpc import InvalidParams
 from .receipts import LogRow, logs_bloom
 
@@ -22,14 +26,15 @@ if TYPE_CHECKING:
 # ----------------------------------------------------------------------------- param parsing
 
 
-def parse_address(v: Any, arg: int = 0) -> bytes:
+def parse_address(v: Any, arg: int = 0) -> Address:
+    """A common.Address argument, typed as py-evm's state takes it."""
     if not isinstance(v, str) or not v.startswith(("0x", "0X")):
         raise InvalidParams(f"invalid argument {arg}: hex string without 0x prefix")
     h = v[2:]
     if len(h) != 40:
         raise InvalidParams(f"invalid argument {arg}: hex string has length {len(h)}, want 40 for common.Address")
     try:
-        return bytes.fromhex(h)
+        return Address(bytes.fromhex(h))
     except ValueError:
         raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
 
@@ -63,6 +68,33 @@ def parse_data(v: Any, arg: int = 0) -> bytes:
         return bytes.fromhex(h)
     except ValueError:
         raise InvalidParams(f"invalid argument {arg}: {_bytes_error('invalid hex string')}") from None
+
+
+def parse_bool(v: Any, arg: int) -> bool:
+    """A Go bool argument (a JSON null leaves it false)."""
+    if v is not None and not isinstance(v, bool):
+        raise InvalidArgument(arg, f"json: cannot unmarshal {json_kind(v)} into Go value of type bool")
+    return bool(v)
+
+
+def parse_go_string(v: Any, arg: int) -> str:
+    """An argument the real method takes as a Go string (decoded by the method itself)."""
+    if not isinstance(v, str):
+        raise InvalidArgument(arg, f"json: cannot unmarshal {json_kind(v)} into Go value of type string")
+    return v
+
+
+def decode_storage_key(s: str) -> int:
+    """coreth's decodeHash (eth_getStorageAt, eth_getProof): 0x optional, an odd length padded,
+    at most 32 bytes; its errors are the method's (-32000), not the argument decoder's."""
+    h = s[2:] if s.startswith(("0x", "0X")) else s
+    if len(h) % 2:
+        h = "0" + h
+    if any(c not in "0123456789abcdefABCDEF" for c in h):
+        raise InvalidInput("hex string invalid")
+    if len(h) > 64:
+        raise InvalidInput("hex string too long, want at most 32 bytes")
+    return int(h, 16) if h else 0
 
 
 def _bytes_error(what: str) -> str:
@@ -102,15 +134,37 @@ def parse_args_quantity(obj: dict, key: str, bits: int, arg: int) -> int | None:
     value = obj.get(key)
     if value is None:
         return None
-    n = parse_quantity(value, arg)
-    if n >= 1 << bits:
-        go_type = "hexutil.Uint64" if bits == 64 else "*hexutil.Big"
-        raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal hex number > {bits} bits into Go struct "
-                            f"field TransactionArgs.{key} of type {go_type}")
-    return n
+    return go_quantity(value, arg, "hexutil.Uint64" if bits == 64 else "*hexutil.Big", f"TransactionArgs.{key}")
 
 
-def parse_access_list(entries: Any, arg: int) -> list[tuple[bytes, list[int]]] | None:
+_GO_QUANTITY_BITS = {"hexutil.Uint64": 64, "hexutil.Uint": 64, "*hexutil.Big": 256}
+
+
+def go_quantity(v: Any, arg: int, go_type: str, field: str = "") -> int:
+    """A hexutil.Uint64/Uint/Big as its UnmarshalJSON decodes it (an empty string is 0), its
+    errors wrapped as encoding/json wraps them, with the struct field when there is one."""
+    where = f"Go struct field {field} of type {go_type}" if field else f"Go value of type {go_type}"
+    if not isinstance(v, str):
+        raise InvalidArgument(arg, f"json: cannot unmarshal non-string into {where}")
+    if not v:
+        return 0
+    h = v[2:]
+    if not v.startswith(("0x", "0X")):
+        err = "hex string without 0x prefix"
+    elif not h:
+        err = 'hex string "0x"'
+    elif len(h) > 1 and h[0] == "0":
+        err = "hex number with leading zero digits"
+    elif len(h) > _GO_QUANTITY_BITS[go_type] // 4:
+        err = f"hex number > {_GO_QUANTITY_BITS[go_type]} bits"
+    elif any(c not in "0123456789abcdefABCDEF" for c in h):
+        err = "invalid hex string"
+    else:
+        return int(h, 16)
+    raise InvalidArgument(arg, f"json: cannot unmarshal {err} into {where}")
+
+
+def parse_access_list(entries: Any, arg: int) -> list[tuple[Address, list[int]]] | None:
     """A JSON accessList ([{address, storageKeys}]) as py-evm's txs take it."""
     if entries is None:
         return None
@@ -118,7 +172,7 @@ def parse_access_list(entries: Any, arg: int) -> list[tuple[bytes, list[int]]] |
                             "TransactionArgs.accessList of type types.AccessList")
     if not isinstance(entries, list):
         raise invalid
-    out = []
+    out: list[tuple[Address, list[int]]] = []
     for entry in entries:
         if not isinstance(entry, dict) or not isinstance(entry.get("address"), str):
             raise invalid
@@ -157,19 +211,16 @@ def parse_state_overrides(obj: Any, arg: int) -> dict[bytes, AccountOverride] | 
     if not isinstance(obj, dict):
         raise InvalidParams(
             f"invalid argument {arg}: json: cannot unmarshal into Go value of type ethapi.StateOverride")
-    out = {}
+    out: dict[bytes, AccountOverride] = {}
     for address, account in obj.items():
         if not isinstance(account, dict):
             raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal into Go value of type "
                                 "ethapi.OverrideAccount")
-        nonce = parse_quantity(account["nonce"], arg) if account.get("nonce") is not None else None
-        if nonce is not None and nonce >= 1 << 64:
-            raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal hex number > 64 bits into Go struct "
-                                "field OverrideAccount.nonce of type hexutil.Uint64")
-        balance = parse_quantity(account["balance"], arg) if account.get("balance") is not None else None
-        if balance is not None and balance >= 1 << 256:
-            raise InvalidParams(f"invalid argument {arg}: json: cannot unmarshal hex number > 256 bits into Go struct "
-                                "field OverrideAccount.balance of type *hexutil.Big")
+        nonce, balance = account.get("nonce"), account.get("balance")
+        if nonce is not None:
+            nonce = go_quantity(nonce, arg, "hexutil.Uint64", "OverrideAccount.nonce")
+        if balance is not None:
+            balance = go_quantity(balance, arg, "*hexutil.Big", "OverrideAccount.balance")
         code = parse_data(account["code"], arg) if account.get("code") is not None else None
         out[parse_address(address, arg)] = AccountOverride(nonce, code, balance,
                                                            _override_slots(account.get("state"), arg),

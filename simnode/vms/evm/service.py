@@ -18,11 +18,14 @@ import asyncio
 import itertools
 import time
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal, overload
 
 import rlp
+from eth.constants import ZERO_ADDRESS
 
 from ...crypto.hashing import keccak256
+from ...errors import InvalidArgument
+from ...formats.jsonnum import json_kind
 from ...rpc.jsonrpc import InvalidParams, RPCError
 from .accounts import address_of, dev_keys
 from .block_rows import BlockInfo
@@ -34,6 +37,8 @@ from .rpcjson import (hb, log_json, parse_access_list, parse_address, parse_args
 from .vmerrors import ChainError
 
 MAX_LOG_RANGE = 100_000
+MAX_FILTER_ADDRESSES = 1000  # coreth's eth/filters maxAddresses and maxTopics
+MAX_FILTER_TOPICS = 4
 FILTER_TIMEOUT_S = 300
 # coreth's gas price oracle defaults (eth/ethconfig DefaultFullGPOConfig, eth/gasprice)
 ORACLE_BLOCKS = 40
@@ -60,32 +65,39 @@ class EthAPI:
 
     # -------------------------------------------------------------- helpers
 
-    def resolve(self, tag: Any, arg: int = 1, allow_missing: bool = False) -> BlockInfo | None:
+    @overload
+    def resolve(self, tag: Any, arg: int = 1, allow_missing: Literal[False] = False,
+                by_number: bool = False) -> BlockInfo: ...
+
+    @overload
+    def resolve(self, tag: Any, arg: int, allow_missing: bool, by_number: bool = False) -> BlockInfo | None: ...
+
+    def resolve(self, tag: Any, arg: int = 1, allow_missing: bool = False,
+                by_number: bool = False) -> BlockInfo | None:
+        """The block a tag names: an rpc.BlockNumberOrHash argument, or with `by_number` an
+        rpc.BlockNumber (no hash, no object; its decoder reads any non-string's JSON text as hex)."""
         chain = self.chain
+        if by_number and not isinstance(tag, str):
+            raise InvalidArgument(arg, "hex string without 0x prefix")
         if tag is None:
             return chain.head
         if isinstance(tag, dict):
-            if tag.get("blockHash"):
-                b = chain.block_by_hash(parse_hash(tag["blockHash"], arg))
-                if b is None:
-                    raise RPCError("header for hash not found")
-                return b
-            if "blockNumber" in tag:
-                tag = tag["blockNumber"]
-            else:
-                raise InvalidParams(f"invalid argument {arg}: invalid block number or hash")
-        if isinstance(tag, str):
-            t = tag.lower()
-            if t in ("latest", "pending", "safe", "finalized", "accepted"):
-                return chain.head
-            if t == "earliest":
-                return chain.block(0)
-            if len(t) == 66:
-                b = chain.block_by_hash(parse_hash(tag, arg))
-                if b is None and not allow_missing:
-                    raise RPCError("header for hash not found")
-                return b
+            return self._resolve_object(tag, arg)
+        if not isinstance(tag, str):
+            raise InvalidArgument(arg, f"json: cannot unmarshal {json_kind(tag)} into Go value of type string")
+        t = tag.lower()
+        if t in ("latest", "pending", "safe", "finalized", "accepted"):
+            return chain.head
+        if t == "earliest":
+            return chain.block(0)
+        if len(t) == 66 and not by_number:
+            b = chain.block_by_hash(parse_hash(tag, arg))
+            if b is None and not allow_missing:
+                raise RPCError("header for hash not found")
+            return b
         n = parse_quantity(tag, arg)
+        if n.bit_length() > 64:
+            raise InvalidArgument(arg, "hex number > 64 bits")
         if n > chain.head.number:
             # coreth refuses what is past the last accepted block (allow-unfinalized-queries is off);
             # the by-number tx count, tx and receipts lookups drop the error and answer null
@@ -96,6 +108,29 @@ class EthAPI:
         if b is None and not allow_missing:
             raise RPCError("header not found")
         return b
+
+    def _resolve_object(self, tag: dict, arg: int) -> BlockInfo | None:
+        """{blockHash | blockNumber, requireCanonical} as BlockNumberOrHash decodes it: when a
+        field does not decode, the decoder's second try (a string) is the error it reports."""
+        number, block_hash = tag.get("blockNumber"), tag.get("blockHash")
+        try:
+            h = None if block_hash is None else parse_hash(block_hash, arg)
+            if number is not None:
+                self.resolve(number, arg, by_number=True)
+        except (InvalidParams, InvalidArgument):
+            raise InvalidArgument(arg, "json: cannot unmarshal object into Go value of type string") from None
+        except RPCError:
+            pass  # a number past the head: the method's error, below
+        if h is not None and number is not None:
+            raise InvalidArgument(arg, "cannot specify both BlockHash and BlockNumber, choose one or the other")
+        if h is not None:
+            b = self.chain.block_by_hash(h)
+            if b is None:
+                raise RPCError("header for hash not found")
+            return b
+        if number is None:
+            raise ChainError("invalid arguments; neither block nor hash specified")
+        return self.resolve(number, arg)
 
     def _latest_or_block(self, tag: Any, arg: int = 1) -> BlockInfo | None:
         b = self.resolve(tag, arg)
@@ -108,12 +143,11 @@ class EthAPI:
         data = obj.get("input")
         if data is None:
             data = obj.get("data")
-        elif obj.get("data") is not None and obj.get("data") != data:
-            raise ChainError('both "data" and "input" are set and not equal. '
-                             'Please use "input" to pass transaction call data')
-        q = lambda k, bits: parse_args_quantity(obj, k, bits, arg)  # noqa: E731
+        def q(key: str, bits: int) -> int | None:
+            return parse_args_quantity(obj, key, bits, arg)
+
         args = CallArgs(
-            sender=parse_address(obj["from"], arg) if obj.get("from") else b"\x00" * 20,
+            sender=parse_address(obj["from"], arg) if obj.get("from") else ZERO_ADDRESS,
             to=parse_address(obj["to"], arg) if obj.get("to") else None,
             gas=q("gas", 64), gas_price=q("gasPrice", 256), max_fee=q("maxFeePerGas", 256),
             tip=q("maxPriorityFeePerGas", 256), value=q("value", 256) or 0, data=parse_data(data, arg),
@@ -145,6 +179,11 @@ class EthAPI:
             args = replace(args, max_fee=max_fee, tip=tip)
         if args.nonce is None:
             args = replace(args, nonce=chain.pending_nonce(args.sender))
+        if obj.get("data") is not None and obj.get("input") is not None \
+                and parse_data(obj["data"]) != parse_data(obj["input"]):
+            # setDefaults' check (sending, filling, access lists); a call reads input and ignores data
+            raise ChainError('both "data" and "input" are set and not equal. '
+                             'Please use "input" to pass transaction call data')
         if args.to is None and not args.data:
             raise ChainError("contract creation without any data provided")
         if args.gas is None:
@@ -214,27 +253,58 @@ class EthAPI:
     # -------------------------------------------------------------- logs
 
     def parse_log_filter(self, crit: Any) -> dict:
+        """FilterCriteria as coreth's UnmarshalJSON decodes it: its refusals are argument 0's
+        (-32602); the limit on topics is the methods' own (`check_topics`)."""
         if not isinstance(crit, dict):
-            raise InvalidParams("invalid argument 0: json: cannot unmarshal non-object into FilterCriteria")
+            raise InvalidArgument(0, f"json: cannot unmarshal {json_kind(crit)} into Go value of type filters.input")
+        topics_in = crit.get("topics")
+        if topics_in is not None and not isinstance(topics_in, list):
+            raise InvalidArgument(0, f"json: cannot unmarshal {json_kind(topics_in)} into Go struct field "
+                                     "input.topics of type []interface {}")
+        block_hash = crit.get("blockHash")
+        if block_hash is not None:
+            parse_hash(block_hash)
+            if crit.get("fromBlock") is not None or crit.get("toBlock") is not None:
+                raise InvalidArgument(0, "cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other")
         addrs = crit.get("address")
-        if addrs is None:
-            addr_list: list[bytes] = []
+        addr_list: list[bytes] = []
+        if isinstance(addrs, list):
+            if len(addrs) > MAX_FILTER_ADDRESSES:
+                raise InvalidArgument(0, "exceed max addresses")
+            for i, a in enumerate(addrs):
+                if not isinstance(a, str):
+                    raise InvalidArgument(0, f"non-string address at index {i}")
+                addr_list.append(_filter_hex(a, 20, "address", f"invalid address at index {i}: "))
         elif isinstance(addrs, str):
-            addr_list = [parse_address(addrs)]
-        else:
-            addr_list = [parse_address(a) for a in addrs]
+            addr_list = [_filter_hex(addrs, 20, "address", "invalid address: ")]
+        elif addrs is not None:
+            raise InvalidArgument(0, "invalid addresses in query")
         topics: list[set[bytes] | None] = []
-        for t in crit.get("topics") or []:
+        for t in topics_in or []:
             if t is None:
                 topics.append(None)
             elif isinstance(t, str):
-                topics.append({parse_hash(t)})
+                topics.append({_filter_hex(t, 32, "topic")})
+            elif isinstance(t, list):
+                alts: set[bytes] = set()
+                for x in t:
+                    if x is None:  # a null alternative matches any topic; coreth reads no further
+                        alts.clear()
+                        break
+                    if not isinstance(x, str):
+                        raise InvalidArgument(0, "invalid topic(s)")
+                    alts.add(_filter_hex(x, 32, "topic"))
+                topics.append(alts or None)  # no alternatives: any topic (geth's empty rule set)
             else:
-                topics.append({parse_hash(x) for x in t if x is not None} if all(x is not None for x in t) else None)
-        if len(topics) > 4:
-            raise ChainError("too many topics")
-        return {"addresses": addr_list, "topics": topics, "blockHash": crit.get("blockHash"),
+                raise InvalidArgument(0, "invalid topic(s)")
+        return {"addresses": addr_list, "topics": topics, "blockHash": block_hash,
                 "fromBlock": crit.get("fromBlock"), "toBlock": crit.get("toBlock")}
+
+    @staticmethod
+    def check_topics(f: dict) -> None:
+        """eth_getLogs' and the logs subscription's limit (coreth's errExceedMaxTopics)."""
+        if len(f["topics"]) > MAX_FILTER_TOPICS:
+            raise ChainError("exceed max topics")
 
     def _tag_number(self, tag: Any, default: int) -> int:
         if tag is None:
@@ -293,9 +363,8 @@ class EthAPI:
 
     def get_logs(self, crit: Any) -> list[dict]:
         f = self.parse_log_filter(crit)
+        self.check_topics(f)
         if f["blockHash"]:
-            if f["fromBlock"] is not None or f["toBlock"] is not None:
-                raise ChainError("cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other")
             b = self.chain.block_by_hash(parse_hash(f["blockHash"]))
             if b is None:
                 raise ChainError("unknown block")
@@ -322,7 +391,7 @@ class EthAPI:
             raise InvalidParams("invalid argument 0: json: cannot unmarshal non-object into TransactionArgs")
         chain = self.chain
         if not obj.get("from"):
-            raise ChainError("from not specified")
+            raise ChainError("unknown account")  # coreth looks up the zero address's wallet
         sender = parse_address(obj["from"])
         key = chain.dev_keys.get(sender)
         if key is None and not (sender in chain.impersonated or chain.auto_impersonate):
@@ -343,6 +412,23 @@ class EthAPI:
             raise InvalidParams("invalid argument 0: json: cannot unmarshal non-object into TransactionArgs")
         tx, raw, sender = self.signed_tx(obj)
         return hb(self.chain.submit_tx(tx, raw, sender))  # mined before the next request, as send_raw
+
+
+def _filter_hex(v: str, size: int, what: str, prefix: str = "") -> bytes:
+    """coreth's decodeAddress/decodeTopic (eth/filters): hexutil.Decode, then the length."""
+    if not v:
+        raise InvalidArgument(0, prefix + "empty hex string")
+    if not v.startswith(("0x", "0X")):
+        raise InvalidArgument(0, prefix + "hex string without 0x prefix")
+    h = v[2:]
+    if any(c not in "0123456789abcdefABCDEF" for c in h):
+        raise InvalidArgument(0, prefix + "invalid hex string")
+    if len(h) % 2:
+        raise InvalidArgument(0, prefix + "hex string of odd length")
+    if len(h) != 2 * size:
+        raise InvalidArgument(0, f"{prefix}hex has invalid length {len(h) // 2} after decoding; "
+                                 f"expected {size} for {what}")
+    return bytes.fromhex(h)
 
 
 def raw_of(tx: Any) -> bytes:

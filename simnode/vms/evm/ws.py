@@ -73,6 +73,7 @@ def make_ws_handler(svc: EthService, api: EthAPI) -> Any:
             arg: Any = None
             if what == "logs":
                 arg = api.parse_log_filter(params[1] if len(params) > 1 and params[1] else {})
+                api.check_topics(arg)
             elif what in ("newPendingTransactions", "newAcceptedTransactions"):
                 arg = bool(params[1]) if len(params) > 1 else False
             elif what != "newHeads":

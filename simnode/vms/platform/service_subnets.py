@@ -37,13 +37,13 @@ def subnet_methods(vm: PlatformVM, addr: Callable[[bytes], str]) -> dict[str, An
         if sub is None:
             raise RPCError("not found")
         owner = t.P_REGISTRY.unmarshal_typed(b"\x00\x00" + sub.owner)
-        conv = sub.conversion_id is not None
-        return {"isPermissioned": not conv, "controlKeys": [addr(a) for a in owner.addresses],
+        conv = sub.conversion()
+        return {"isPermissioned": conv is None, "controlKeys": [addr(a) for a in owner.addresses],
                 "threshold": num(owner.threshold), "locktime": num(owner.locktime),
                 "subnetTransformationTxID": ZERO_ID_STR,
-                "conversionID": id_to_str(sub.conversion_id) if conv else ZERO_ID_STR,
-                "managerChainID": id_to_str(sub.manager_chain_id) if conv else ZERO_ID_STR,
-                "managerAddress": ("0x" + sub.manager_address.hex()) if conv else None}
+                "conversionID": id_to_str(conv[0]) if conv else ZERO_ID_STR,
+                "managerChainID": id_to_str(conv[1]) if conv else ZERO_ID_STR,
+                "managerAddress": ("0x" + conv[2].hex()) if conv else None}
 
     def get_subnets(p: dict) -> dict:
         ids_ = p.get("ids")

@@ -141,6 +141,13 @@ class Subnet:
     def to_record(self) -> list:
         return [self.subnet_id, self.owner, self.conversion_id, self.manager_chain_id, self.manager_address]
 
+    def conversion(self) -> tuple[bytes, bytes, bytes] | None:
+        """(conversion ID, manager chain ID, manager address) of a subnet converted to an L1
+        (ConvertSubnetToL1Tx sets the three together), else None."""
+        if self.conversion_id is None or self.manager_chain_id is None or self.manager_address is None:
+            return None
+        return self.conversion_id, self.manager_chain_id, self.manager_address
+
 
 @dataclass(slots=True)
 class ChainRecord:

@@ -101,13 +101,15 @@ def _warp_call(message: bytes) -> tuple[bytes, AddressedCall]:
 
 def _verify_l1_conversion(v: Verifier, subnet_id: bytes, chain_id: bytes, address: bytes) -> None:
     sub = v.state.subnets.get(subnet_id)
-    if sub is None or sub.conversion_id is None:
+    conversion = None if sub is None else sub.conversion()
+    if conversion is None:
         raise TxError(f"could not load subnet conversion for {id_to_str(subnet_id)} with: not found")
-    if chain_id != sub.manager_chain_id:
-        raise TxError(f"wrong warp message source chain ID expected {id_to_str(sub.manager_chain_id)} but had "
+    _, manager_chain_id, manager_address = conversion
+    if chain_id != manager_chain_id:
+        raise TxError(f"wrong warp message source chain ID expected {id_to_str(manager_chain_id)} but had "
                       f"{id_to_str(chain_id)}")
-    if address != sub.manager_address:
-        raise TxError(f"wrong warp message source address expected 0x{sub.manager_address.hex()} but got "
+    if address != manager_address:
+        raise TxError(f"wrong warp message source address expected 0x{manager_address.hex()} but got "
                       f"0x{address.hex()}")
 
 
