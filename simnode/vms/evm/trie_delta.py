@@ -1,0 +1,97 @@
+"""Trie branch nodes stored as the few children they change in the node they replace.
+
+A block that moves value rewrites every branch node on the paths of the accounts it touches
+(the sender, the receiver, the fee recipient): the root and the branches below it, each up to
+16 child hashes (~530 bytes), of which one to three differ from the node it replaces. Hashes do
+not compress, so storing each of them whole was most of what a one-tx block cost on disk.
+
+A new branch node whose predecessor (the node at the same path in the trie the commit started
+from) is a branch too is stored as a DELTA, under its own hash in a table of its own:
+
+    rlp([depth, base hash, [[slot, child], ...]])
+
+`slot` is the one-byte index of a child that differs from the base's (0..15; 16 is a branch's
+value, never set in 32-byte-key tries), `child` the new one as the node holds it (b"", a hash
+or an embedded node). `depth` counts the deltas down to a whole node: past MAX_DEPTH the node is
+stored whole again, so reading any node takes at most MAX_DEPTH + 1 reads. Rebuilding gives
+the node's RLP byte for byte (RLP is canonical), so its hash, proofs and every answer built on
+it are unchanged; every trie, old or new, stays readable (an archive node's).
+
+The pairs of roots come from trie_commit.commit_updates (the root it started from and the one it
+made); the walk follows only the nodes the commit wrote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+
+from .rlpcodec import decode, encode
+
+MAX_DEPTH = 16
+Read = Callable[[bytes], bytes]  # a node's whole RLP by hash (KeyError when absent)
+
+
+def _is_branch(node: object) -> bool:
+    return type(node) is list and len(node) == 17
+
+
+def _is_extension(node: object) -> bool:
+    return type(node) is list and len(node) == 2 and type(node[0]) is bytes and bool(node[0]) and node[0][0] < 0x20
+
+
+def deltas(pending: Mapping[bytes, bytes | None], roots: Iterable[tuple[bytes, bytes]], read: Read,
+           depth_of: Callable[[bytes], int]) -> dict[bytes, bytes]:
+    """DELTA records (by node hash) for the branch nodes in `pending` that a commit from the
+    first root of a pair to the second made out of a branch at the same path. `depth_of` gives a
+    stored node's depth (0: whole); `read` its RLP."""
+    out: dict[bytes, bytes] = {}
+    depths: dict[bytes, int] = {}
+
+    def depth(h: bytes) -> int:
+        return depths[h] if h in depths else depth_of(h)
+
+    def walk(old_ref: object, new_ref: object) -> None:
+        if type(new_ref) is not bytes or len(new_ref) != 32 or new_ref == old_ref or new_ref in out:
+            return
+        enc = pending.get(new_ref)
+        if enc is None or type(old_ref) is not bytes or len(old_ref) != 32:
+            return
+        try:
+            old = decode(read(old_ref))
+        except KeyError:  # a fork's trie the upstream holds: nothing to build on
+            return
+        new = decode(enc)
+        if _is_branch(new) and _is_branch(old):
+            base_depth = depth(old_ref)
+            changed = [i for i in range(17) if new[i] != old[i]]
+            if base_depth < MAX_DEPTH:
+                out[new_ref] = encode([encode_int(base_depth + 1), old_ref,
+                                       [[bytes((i,)), new[i]] for i in changed]])
+                depths[new_ref] = base_depth + 1
+            for i in changed:
+                walk(old[i], new[i])
+        elif _is_extension(new) and _is_extension(old) and new[0] == old[0]:
+            walk(old[1], new[1])  # the same extension over a changed child
+
+    for old_root, new_root in roots:
+        walk(old_root, new_root)
+    return out
+
+
+def encode_int(n: int) -> bytes:
+    return n.to_bytes((n.bit_length() + 7) // 8, "big")
+
+
+def depth_of_record(record: bytes) -> int:
+    return int.from_bytes(decode(record)[0], "big")  # type: ignore[arg-type]
+
+
+def rebuild(record: bytes, read: Read) -> bytes:
+    """The whole RLP of the node a DELTA record stands for (`read` gives its base's)."""
+    _, base_hash, changes = decode(record)
+    node = decode(read(base_hash))  # type: ignore[arg-type]
+    assert type(node) is list
+    node = list(node)
+    for slot, child in changes:  # type: ignore[union-attr]
+        node[slot[0]] = child
+    return encode(node)
