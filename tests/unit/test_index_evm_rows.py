@@ -22,7 +22,7 @@ from simnode.index.evm.rows import (TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC,
 from simnode.index.evm.tokens import DECIMALS, NAME, SUPPORTS_INTERFACE, SYMBOL, TOKEN_URI, TOTAL_SUPPLY
 from simnode.index.page import CursorError
 from simnode.crypto.hashing import keccak256
-from simnode.store import Store
+from simnode.store import Store, pack, unpack
 from simnode.vms.evm.headers import Header, HeaderRules
 
 KEY = Account.from_key(b"\x01" * 32)
@@ -264,3 +264,42 @@ def test_erc1155_balances_and_collectibles():
     assert first_page.next is not None
     assert [b.token for b in ix.collectibles(B, 1, first_page.next).items] == [multi]
     assert [t.amount for t in ix.erc1155_transfers(B, 10).items] == [0, 20]
+
+
+def test_new_layout_rows_point_at_the_block_rows_and_old_records_read_the_same():
+    """tx rows hold nothing, bk rows only fees and cumulative txs, no th/bh copies, rp says where
+    the chain's rows are; an index of the old layout (whole records, th/bh, no rp) answers the same."""
+    chain = FakeChain()
+    store = chain.store
+    chain.add([])
+    chain.add([(signed(0, B, 5), A, receipt()), (signed(1, b"", 0, b"\x60"), A, receipt(contract=C, status=0))])
+    index_all(store, chain)
+    ix = EvmIndex(store, CID)
+    sp = layout.space(CID)
+    pos = (1).to_bytes(8, "big") + (1).to_bytes(4, "big")
+    assert store.get(sp.tx + pos) == b""
+    assert len(unpack(store.get(sp.bk + (1).to_bytes(8, "big")))) == 2
+    assert list(store.iterate(sp.th)) == [] and list(store.iterate(sp.bh)) == []
+    assert unpack(store.get(sp.rp)) == [b"F/", False]
+    new = (ix.blocks(10).items, ix.transactions(10).items, ix.tx_details(keccak256(chain.rows[1]["txs"][1])),
+           ix.block_by_hash(chain.rows[1]["h"]))
+    assert new[1][0].contract == C and new[1][0].to == b"" and new[1][1].value == 5
+    later = chain.add([(signed(2, B, 1), A, receipt())])  # the chain's rows, not indexed (yet)
+    assert ix.tx(keccak256(later["txs"][0])) is None and ix.block_by_hash(later["h"]) is None
+    chain.rows.pop()
+    # the same index as the old layout wrote it
+    batch = store.batch()
+    for n, row in enumerate(chain.rows):
+        fees, cumulative = unpack(store.get(sp.bk + n.to_bytes(8, "big")))
+        batch.put(sp.bk + n.to_bytes(8, "big"), pack(ix.rows.block_record(n, fees, cumulative)))
+        batch.put(sp.bh + row["h"], n.to_bytes(8, "big"))
+        for i, raw in enumerate(row["txs"]):
+            at = n.to_bytes(8, "big") + i.to_bytes(4, "big")
+            batch.put(sp.tx + at, pack(ix.rows.tx_record(at)))
+            batch.put(sp.th + keccak256(raw), at)
+    batch.delete(sp.rp)
+    batch.commit()
+    old = EvmIndex(store, CID)
+    assert (old.blocks(10).items, old.transactions(10).items, old.tx_details(keccak256(chain.rows[1]["txs"][1])),
+            old.block_by_hash(chain.rows[1]["h"])) == new
+    assert old.tx(b"\x00" * 32) is None and old.block_by_hash(b"\x00" * 32) is None
