@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from trie import HexaryTrie
 
 from simnode.crypto.hashing import keccak256
@@ -133,3 +135,32 @@ def test_discarded_commits_write_no_deltas() -> None:
     kv.flush_into(batch)
     batch.commit()
     assert store.get(b"C/s/" + root) is None and not list(store.iterate(b"C/sd/"))
+
+
+@pytest.mark.parametrize("flush_each", [True, False])
+def test_a_trie_back_in_an_earlier_state_makes_no_loop_of_bases(flush_each: bool) -> None:
+    """A key set to a value, another, then the first again re-makes nodes the db holds (or that
+    this flush made): none becomes a delta on a node that is (or becomes) a delta on it."""
+    store = Store.memory()
+    kv = StoreKV(store, b"C/s/")
+    rnd = random.Random(11)
+    keys = [rnd.randbytes(32) for _ in range(60)]
+    root = commit_updates(kv, BLANK_ROOT, {k: b"v" * 40 for k in keys})
+    batch = store.batch()
+    kv.flush_into(batch)
+    batch.commit()
+    roots = []
+    for n in range(8):
+        root = commit_updates(kv, root, {keys[0]: (b"a" if n % 2 else b"b") * 40, keys[1]: bytes([n % 3]) * 40})
+        roots.append(root)
+        if flush_each:
+            batch = store.batch()
+            kv.flush_into(batch)
+            batch.commit()
+    batch = store.batch()
+    kv.flush_into(batch)
+    batch.commit()
+    fresh = StoreKV(store, b"C/s/")
+    for r in roots:
+        assert keccak256(fresh[r]) == r
+        assert HexaryTrie(fresh, r)[keys[2]] == b"v" * 40

@@ -86,6 +86,10 @@ class StoreKV(BaseDB):
             self._depths.clear()
         self._depths[key] = depth
 
+    def _stored(self, key: bytes) -> bool:
+        """Whether the Store holds the node already (whole or as a DELTA)."""
+        return self.store.get(self.prefix + key) is not None or self.store.get(self.delta_prefix + key) is not None
+
     def _stored_depth(self, key: bytes) -> int:
         """0 for a node stored whole (or absent), else its DELTA depth."""
         depth = self._depths.get(key)
@@ -101,7 +105,8 @@ class StoreKV(BaseDB):
         trie commits made out of others as DELTA records, the rest as they are."""
         prefix = self.prefix
         changes = batch.changes
-        records = deltas(self.pending, self.commits, self.__getitem__, self._stored_depth) if self.commits else {}
+        records = (deltas(self.pending, self.commits, self.__getitem__, self._stored_depth, self._stored)
+                   if self.commits else {})
         for k, v in self.pending.items():
             record = records.get(k)
             if record is not None:

@@ -41,21 +41,29 @@ def _is_extension(node: object) -> bool:
 
 
 def deltas(pending: Mapping[bytes, bytes | None], roots: Iterable[tuple[bytes, bytes]], read: Read,
-           depth_of: Callable[[bytes], int]) -> dict[bytes, bytes]:
+           depth_of: Callable[[bytes], int], stored: Callable[[bytes], bool]) -> dict[bytes, bytes]:
     """DELTA records (by node hash) for the branch nodes in `pending` that a commit from the
     first root of a pair to the second made out of a branch at the same path. `depth_of` gives a
-    stored node's depth (0: whole); `read` its RLP."""
+    stored node's depth (0: whole); `read` its RLP; `stored` whether the db holds it already.
+
+    A node's form is decided once: a node already stored keeps its form, and a node becomes a
+    base only once its own form is fixed. So every base was fixed before the deltas on it, and no
+    chain of bases loops back (a trie that returns to an earlier state re-makes nodes it holds)."""
     out: dict[bytes, bytes] = {}
     depths: dict[bytes, int] = {}
+    fixed: set[bytes] = set()
 
     def depth(h: bytes) -> int:
         return depths[h] if h in depths else depth_of(h)
 
     def walk(old_ref: object, new_ref: object) -> None:
-        if type(new_ref) is not bytes or len(new_ref) != 32 or new_ref == old_ref or new_ref in out:
+        if type(new_ref) is not bytes or len(new_ref) != 32 or new_ref == old_ref or new_ref in fixed:
             return
         enc = pending.get(new_ref)
         if enc is None or type(old_ref) is not bytes or len(old_ref) != 32:
+            return
+        fixed.add(new_ref)
+        if stored(new_ref):
             return
         try:
             old = decode(read(old_ref))
@@ -66,6 +74,7 @@ def deltas(pending: Mapping[bytes, bytes | None], roots: Iterable[tuple[bytes, b
             base_depth = depth(old_ref)
             changed = [i for i in range(17) if new[i] != old[i]]
             if base_depth < MAX_DEPTH:
+                fixed.add(old_ref)
                 out[new_ref] = encode([encode_int(base_depth + 1), old_ref,
                                        [[bytes((i,)), new[i]] for i in changed]])
                 depths[new_ref] = base_depth + 1
