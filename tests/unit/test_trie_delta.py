@@ -14,7 +14,6 @@ from simnode.crypto.hashing import keccak256
 from simnode.store import Store
 from simnode.vms.evm import trie_delta
 from simnode.vms.evm.db import StoreKV
-from simnode.vms.evm.rlpcodec import decode
 from simnode.vms.evm.trie_commit import BLANK_ROOT, commit_updates
 
 
@@ -57,7 +56,7 @@ def test_every_root_reads_back_after_deltas() -> None:
         h = key[len(b"C/sd/"):]
         assert keccak256(fresh[h]) == h  # the node's own bytes, byte for byte
         assert store.get(b"C/s/" + h) is None
-        depth = int.from_bytes(decode(record)[0], "big")
+        depth = record[0]
         assert 1 <= depth <= trie_delta.MAX_DEPTH
 
 

@@ -105,13 +105,17 @@ class StoreKV(BaseDB):
         trie commits made out of others as DELTA records, the rest as they are."""
         prefix = self.prefix
         changes = batch.changes
-        records = (deltas(self.pending, self.commits, self.__getitem__, self._stored_depth, self._stored)
-                   if self.commits else {})
+        records = (deltas(self.pending, self.commits, self.__getitem__, self._stored_depth, self._stored,
+                          self.decoded_nodes) if self.commits else {})
+        cache = self._cache
         for k, v in self.pending.items():
             record = records.get(k)
-            if record is not None:
+            if record is not None and v is not None:
                 changes[self.delta_prefix + k] = record
                 self._remember_depth(k, depth_of_record(record))
+                if len(cache) > 20_000:
+                    cache.clear()
+                cache[k] = v  # read back whole, not rebuilt
             else:
                 changes[prefix + k] = v
         self.pending = {}

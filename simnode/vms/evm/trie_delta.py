@@ -8,7 +8,7 @@ not compress, so storing each of them whole was most of what a one-tx block cost
 A new branch node whose predecessor (the node at the same path in the trie the commit started
 from) is a branch too is stored as a DELTA, under its own hash in a table of its own:
 
-    rlp([depth, base hash, [[slot, child], ...]])
+    depth u8 | rlp([base hash, [[slot, child], ...]])
 
 `slot` is the one-byte index of a child that differs from the base's (0..15; 16 is a branch's
 value, never set in 32-byte-key tries), `child` the new one as the node holds it (b"", a hash
@@ -32,19 +32,17 @@ MAX_DEPTH = 64  # 16: 2,492 bytes per one-tx block; 64: 2,428 (bytes_per_block.p
 Read = Callable[[bytes], bytes]  # a node's whole RLP by hash (KeyError when absent)
 
 
-def _is_branch(node: object) -> bool:
-    return type(node) is list and len(node) == 17
-
-
 def _is_extension(node: object) -> bool:
     return type(node) is list and len(node) == 2 and type(node[0]) is bytes and bool(node[0]) and node[0][0] < 0x20
 
 
 def deltas(pending: Mapping[bytes, bytes | None], roots: Iterable[tuple[bytes, bytes]], read: Read,
-           depth_of: Callable[[bytes], int], stored: Callable[[bytes], bool]) -> dict[bytes, bytes]:
+           depth_of: Callable[[bytes], int], stored: Callable[[bytes], bool],
+           decoded: Mapping[bytes, list]) -> dict[bytes, bytes]:
     """DELTA records (by node hash) for the branch nodes in `pending` that a commit from the
     first root of a pair to the second made out of a branch at the same path. `depth_of` gives a
-    stored node's depth (0: whole); `read` its RLP; `stored` whether the db holds it already.
+    stored node's depth (0: whole); `read` its RLP; `stored` whether the db holds it already;
+    `decoded` the nodes the commits decoded or made (trie_commit's cache: no decoding again).
 
     A node's form is decided once: a node already stored keeps its form, and a node becomes a
     base only once its own form is fixed. So every base was fixed before the deltas on it, and no
@@ -65,18 +63,21 @@ def deltas(pending: Mapping[bytes, bytes | None], roots: Iterable[tuple[bytes, b
         fixed.add(new_ref)
         if stored(new_ref):
             return
-        try:
-            old = decode(read(old_ref))
-        except KeyError:  # a fork's trie the upstream holds: nothing to build on
-            return
-        new = decode(enc)
-        if _is_branch(new) and _is_branch(old):
+        old: bytes | list | None = decoded.get(old_ref)
+        if old is None:
+            try:
+                old = decode(read(old_ref))
+            except KeyError:  # a fork's trie the upstream holds: nothing to build on
+                return
+        new: bytes | list | None = decoded.get(new_ref)
+        if new is None:
+            new = decode(enc)
+        if type(new) is list and type(old) is list and len(new) == 17 and len(old) == 17:  # branches
             base_depth = depth(old_ref)
             changed = [i for i in range(17) if new[i] != old[i]]
             if base_depth < MAX_DEPTH:
                 fixed.add(old_ref)
-                out[new_ref] = encode([encode_int(base_depth + 1), old_ref,
-                                       [[bytes((i,)), new[i]] for i in changed]])
+                out[new_ref] = bytes((base_depth + 1,)) + encode([old_ref, [[bytes((i,)), new[i]] for i in changed]])
                 depths[new_ref] = base_depth + 1
             for i in changed:
                 walk(old[i], new[i])
@@ -88,17 +89,13 @@ def deltas(pending: Mapping[bytes, bytes | None], roots: Iterable[tuple[bytes, b
     return out
 
 
-def encode_int(n: int) -> bytes:
-    return n.to_bytes((n.bit_length() + 7) // 8, "big")
-
-
 def depth_of_record(record: bytes) -> int:
-    return int.from_bytes(decode(record)[0], "big")  # type: ignore[arg-type]
+    return record[0]
 
 
 def rebuild(record: bytes, read: Read) -> bytes:
     """The whole RLP of the node a DELTA record stands for (`read` gives its base's)."""
-    _, base_hash, changes = decode(record)
+    base_hash, changes = decode(record[1:])
     node = decode(read(base_hash))  # type: ignore[arg-type]
     assert type(node) is list
     node = list(node)
