@@ -12,8 +12,9 @@ evm_snapshot is taken first, so the node writes undo records the whole time (as 
 that snapshots and reverts does).
 
 Prints, per kind of row (block rows, hash and tx lookups, receipts inside the block row, index
-rows, undo records, trie nodes, py-evm lookups, ...), the rows and key+value bytes added per
-block, the fields of a block row, and the data directory's size per block after LevelDB's own
+rows, undo records, trie nodes, py-evm lookups, ...), the rows, key and value bytes added per
+block, and what that kind's rows take alone in a LevelDB after its compaction (Snappy-compressed
+blocks, keys sharing prefixes), the fields of a block row, and the data directory's size per block after LevelDB's own
 compaction (what the disk really holds: LevelDB compresses blocks of rows with Snappy).
 
 With --avalanchego the same transfers go to a real AvalancheGo (simnode/testing/avalanchego.py, its
@@ -90,20 +91,33 @@ def kind_of(key: bytes) -> str:
 
 
 def census(data_dir: Path) -> tuple[dict[str, list[int]], dict[str, int]]:
-    """Rows and key+value bytes by kind; bytes by field of the C-Chain block rows."""
-    kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    """Per kind [rows, key bytes, value bytes, bytes in a LevelDB of that kind's rows alone after
+    compaction (Snappy-compressed blocks, keys prefix-shared)]; bytes by field of the C-Chain block rows."""
+    kinds: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     fields: dict[str, int] = defaultdict(int)
     db = plyvel.DB(str(data_dir / "db"))
+    scratch = Path(tempfile.mkdtemp(prefix="bpb-kinds-"))
+    alone: dict[str, plyvel.DB] = {}
     try:
         for k, v in db.iterator():
             kind = kind_of(k)
             kinds[kind][0] += 1
-            kinds[kind][1] += len(k) + len(v)
+            kinds[kind][1] += len(k)
+            kinds[kind][2] += len(v)
+            if kind not in alone:
+                alone[kind] = plyvel.DB(str(scratch / str(len(alone))), create_if_missing=True)
+            alone[kind].put(k, v)
             if k.startswith(b"C/b/"):
                 for name, value in msgpack.unpackb(v, raw=False).items():
                     fields[name] += len(msgpack.packb(value, use_bin_type=True)) + len(name) + 1
+        for kind, kdb in alone.items():
+            kdb.compact_range()
+            kdb.close()
+            path = scratch / str(list(alone).index(kind))
+            kinds[kind][3] = sum(f.stat().st_size for f in path.iterdir() if f.suffix in (".ldb", ".sst"))
     finally:
         db.close()
+        shutil.rmtree(scratch, ignore_errors=True)
     return kinds, fields
 
 
@@ -199,18 +213,23 @@ def main() -> int:
         finally:
             shutil.rmtree(work, ignore_errors=True)
     rows = []
-    total = 0
-    for kind in sorted(kinds, key=lambda k: -(kinds[k][1] - base_kinds.get(k, [0, 0])[1])):
-        n = kinds[kind][0] - base_kinds.get(kind, [0, 0])[0]
-        b = kinds[kind][1] - base_kinds.get(kind, [0, 0])[1]
-        if n == 0 and b == 0:
+    totals = [0, 0, 0, 0]
+    zero = [0, 0, 0, 0]
+    for kind in sorted(kinds, key=lambda k: -(sum(kinds[k][1:3]) - sum(base_kinds.get(k, zero)[1:3]))):
+        n, kb, vb, packed = (kinds[kind][i] - base_kinds.get(kind, zero)[i] for i in range(4))
+        if n == 0 and kb == 0 and vb == 0:
             continue
-        total += b
-        rows.append({"kind": kind, "rows_per_block": round(n / blocks, 2), "bytes_per_block": round(b / blocks, 1)})
-    print(f"{'kind':34} {'rows/block':>10} {'bytes/block':>11}")
+        for i, x in enumerate((n, kb, vb, packed)):
+            totals[i] += x
+        rows.append({"kind": kind, "rows_per_block": round(n / blocks, 2), "key_bytes": round(kb / blocks, 1),
+                     "value_bytes": round(vb / blocks, 1), "bytes_per_block": round((kb + vb) / blocks, 1),
+                     "compressed": round(packed / blocks, 1)})
+    print(f"{'kind':34} {'rows/block':>10} {'key B':>8} {'value B':>8} {'key+value':>9} {'alone, compacted':>16}")
     for r in rows:
-        print(f"{r['kind']:34} {r['rows_per_block']:10.2f} {r['bytes_per_block']:11.1f}")
-    print(f"{'total key+value bytes':34} {'':10} {total / blocks:11.1f}")
+        print(f"{r['kind']:34} {r['rows_per_block']:10.2f} {r['key_bytes']:8.1f} {r['value_bytes']:8.1f} "
+              f"{r['bytes_per_block']:9.1f} {r['compressed']:16.1f}")
+    print(f"{'total':34} {totals[0] / blocks:10.2f} {totals[1] / blocks:8.1f} {totals[2] / blocks:8.1f} "
+          f"{(totals[1] + totals[2]) / blocks:9.1f} {totals[3] / blocks:16.1f}")
     print("C-Chain block row fields (bytes per block):",
           ", ".join(f"{k} {v / blocks:.0f}" for k, v in sorted(fields.items(), key=lambda kv: -kv[1])))
     per_block = (size - base_size) / blocks

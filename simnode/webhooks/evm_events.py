@@ -19,7 +19,7 @@ import orjson
 
 from ..crypto.hashing import keccak256
 from ..index.evm.layout import ERC20, ERC721, FRAME_KINDS, space
-from ..index.keys import marker, u32
+from ..index.keys import marker
 from ..index.evm.rows import decode_tx, log_transfers
 from ..store import Batch, unpack
 from ..vms.evm import rlpcodec
@@ -68,16 +68,12 @@ def block_messages(chain: Any, row: dict, batch: Batch,
     matching only."""
     by_address = match.by_address
     found: list[tuple[int, list[Webhook]]] = []
-    # the index staged each tx's row in this batch already: its recipient is cheaper read there
-    # than decoded from the raw tx again (the block's number is the index marker it just set)
+    # the block's number is the index marker the index just set in this batch, when it runs
     n8 = batch.changes.get(marker(chain.chain_id))
-    tx_rows = space(chain.chain_id).tx + n8 if n8 else None
     for i, raw in enumerate(row["txs"]):
         receipt = row["rc"][i]
         touched = {row["from"][i]}
-        indexed = batch.changes.get(tx_rows + u32(i)) if tx_rows is not None else None
-        to = unpack(indexed)[4] if indexed is not None else decode_tx(raw)[3]
-        touched.add(to or receipt[4] or b"")
+        touched.add(decode_tx(raw)[3] or receipt[4] or b"")
         for lg in receipt[5]:
             for item in log_transfers(lg[1], lg[2]):
                 touched.add(item[1])

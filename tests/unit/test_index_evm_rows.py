@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import msgpack
 import pytest
 from eth_abi import encode
 from eth_account import Account
@@ -20,7 +21,8 @@ from simnode.index.evm.rows import (TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC,
                                     log_transfers)
 from simnode.index.evm.tokens import DECIMALS, NAME, SUPPORTS_INTERFACE, SYMBOL, TOKEN_URI, TOTAL_SUPPLY
 from simnode.index.page import CursorError
-from simnode.store import Store
+from simnode.crypto.hashing import keccak256
+from simnode.store import Store, pack, unpack
 from simnode.vms.evm.headers import Header, HeaderRules
 
 KEY = Account.from_key(b"\x01" * 32)
@@ -61,7 +63,9 @@ def signed(nonce: int, to: bytes = B, value: int = 1, data: bytes = b"", type_id
 class FakeChain:
     """What the driver and the rows read from a chain, with scripted static-call answers."""
 
+    store: Store = field(default_factory=Store.memory)
     chain_id: bytes = CID
+    prefix: bytes = b"F/"
     vm_id: bytes = EVM_VM_ID
     header_rules: HeaderRules = HeaderRules(coreth=False, base_fee=0, block_gas_cost=0, durango=0, etna=0, granite=0)
     name: str = "fake"
@@ -81,13 +85,21 @@ class FakeChain:
         return self.rows[number] if number < len(self.rows) else None
 
     def add(self, txs: list[tuple[bytes, bytes, list]], frames: list | None = None) -> dict:
-        """A block of (raw tx, sender, receipt) after the previous one."""
+        """A block of (raw tx, sender, receipt) after the previous one, stored as the chain stores
+        it (the index reads its block row and hash lookups)."""
         number = len(self.rows)
-        row = {"hdr": header(number, sum(r[2] for _, _, r in txs)), "h": number.to_bytes(32, "big"),
-               "ms": 1_000_000 + 1000 * number, "fee": [], "txs": [t for t, _, _ in txs],
+        hdr = header(number, sum(r[2] for _, _, r in txs))
+        row = {"hdr": hdr, "ms": 1_000_000 + 1000 * number, "fee": [], "txs": [t for t, _, _ in txs],
                "from": [s for _, s, _ in txs], "rc": [r for _, _, r in txs], "size": 0}
         if frames:
             row["ct"] = frames
+        batch = self.store.batch()
+        batch.put(self.prefix + b"b/" + number.to_bytes(8, "big"), msgpack.packb(row, use_bin_type=True))
+        batch.put(self.prefix + b"h/" + keccak256(hdr), number.to_bytes(8, "big"))
+        for i, (raw, _, _) in enumerate(txs):
+            batch.put(self.prefix + b"t/" + keccak256(raw), number.to_bytes(8, "big") + i.to_bytes(4, "big"))
+        batch.commit()
+        row["h"] = keccak256(hdr)
         self.rows.append(row)
         return row
 
@@ -141,7 +153,8 @@ def test_frame_kinds_match_the_recorder():
 
 
 def test_blocks_txs_and_erc20_balances_with_history():
-    store, chain = Store.memory(), FakeChain()
+    chain = FakeChain()
+    store = chain.store
     chain.answers = {(TOKEN, NAME): encode(["string"], ["Tok"]), (TOKEN, SYMBOL): encode(["string"], ["TK"]),
                      (TOKEN, DECIMALS): word(6)}
     chain.add([])
@@ -157,7 +170,8 @@ def test_blocks_txs_and_erc20_balances_with_history():
     assert [b.cumulative_txs for b in blocks] == [4, 3, 1, 0]
     assert blocks[1].tx_count == 2 and blocks[1].fees_spent == 2 * 21000 * 27
     assert (blocks[1].base_fee, blocks[1].gas_cost, blocks[1].min_delay_excess) == (25, 2, None)
-    assert ix.block_by_hash((2).to_bytes(32, "big")).number == 2
+    assert ix.block_by_hash(chain.rows[2]["h"]).number == 2
+    assert blocks[1].hash == chain.rows[2]["h"] and blocks[1].parent_hash == bytes(32)
     # token metadata was read once, with the standard from the log's shape
     assert chain.calls.count((TOKEN, NAME)) == 1
     token = ix.token(TOKEN)
@@ -185,7 +199,8 @@ def test_blocks_txs_and_erc20_balances_with_history():
 
 
 def test_nfts_frames_creations_and_catch_up():
-    store, chain = Store.memory(), FakeChain()
+    chain = FakeChain()
+    store = chain.store
     made = b"\x5e" * 20
     chain.answers = {(NFT, SUPPORTS_INTERFACE + bytes.fromhex("80ac58cd").ljust(32, b"\x00")): word(1),
                      (NFT, NAME): encode(["string"], ["Cats"]), (NFT, SYMBOL): encode(["string"], ["CAT"]),
@@ -229,7 +244,8 @@ def test_nfts_frames_creations_and_catch_up():
 
 
 def test_erc1155_balances_and_collectibles():
-    store, chain = Store.memory(), FakeChain()
+    chain = FakeChain()
+    store = chain.store
     multi = b"\x73" * 20
     single = [multi, [TRANSFER_SINGLE_TOPIC, topic(A), topic(bytes(20)), topic(A)], word(1) + word(50)]
     batch = [multi, [TRANSFER_BATCH_TOPIC, topic(A), topic(A), topic(B)],
@@ -248,3 +264,42 @@ def test_erc1155_balances_and_collectibles():
     assert first_page.next is not None
     assert [b.token for b in ix.collectibles(B, 1, first_page.next).items] == [multi]
     assert [t.amount for t in ix.erc1155_transfers(B, 10).items] == [0, 20]
+
+
+def test_new_layout_rows_point_at_the_block_rows_and_old_records_read_the_same():
+    """tx rows hold nothing, bk rows only fees and cumulative txs, no th/bh copies, rp says where
+    the chain's rows are; an index of the old layout (whole records, th/bh, no rp) answers the same."""
+    chain = FakeChain()
+    store = chain.store
+    chain.add([])
+    chain.add([(signed(0, B, 5), A, receipt()), (signed(1, b"", 0, b"\x60"), A, receipt(contract=C, status=0))])
+    index_all(store, chain)
+    ix = EvmIndex(store, CID)
+    sp = layout.space(CID)
+    pos = (1).to_bytes(8, "big") + (1).to_bytes(4, "big")
+    assert store.get(sp.tx + pos) == b""
+    assert len(unpack(store.get(sp.bk + (1).to_bytes(8, "big")))) == 2
+    assert list(store.iterate(sp.th)) == [] and list(store.iterate(sp.bh)) == []
+    assert unpack(store.get(sp.rp)) == [b"F/", False]
+    new = (ix.blocks(10).items, ix.transactions(10).items, ix.tx_details(keccak256(chain.rows[1]["txs"][1])),
+           ix.block_by_hash(chain.rows[1]["h"]))
+    assert new[1][0].contract == C and new[1][0].to == b"" and new[1][1].value == 5
+    later = chain.add([(signed(2, B, 1), A, receipt())])  # the chain's rows, not indexed (yet)
+    assert ix.tx(keccak256(later["txs"][0])) is None and ix.block_by_hash(later["h"]) is None
+    chain.rows.pop()
+    # the same index as the old layout wrote it
+    batch = store.batch()
+    for n, row in enumerate(chain.rows):
+        fees, cumulative = unpack(store.get(sp.bk + n.to_bytes(8, "big")))
+        batch.put(sp.bk + n.to_bytes(8, "big"), pack(ix.rows.block_record(n, fees, cumulative)))
+        batch.put(sp.bh + row["h"], n.to_bytes(8, "big"))
+        for i, raw in enumerate(row["txs"]):
+            at = n.to_bytes(8, "big") + i.to_bytes(4, "big")
+            batch.put(sp.tx + at, pack(ix.rows.tx_record(at)))
+            batch.put(sp.th + keccak256(raw), at)
+    batch.delete(sp.rp)
+    batch.commit()
+    old = EvmIndex(store, CID)
+    assert (old.blocks(10).items, old.transactions(10).items, old.tx_details(keccak256(chain.rows[1]["txs"][1])),
+            old.block_by_hash(chain.rows[1]["h"])) == new
+    assert old.tx(b"\x00" * 32) is None and old.block_by_hash(b"\x00" * 32) is None

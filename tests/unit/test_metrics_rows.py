@@ -99,6 +99,7 @@ def block_row(b: Block) -> dict:
 class FakeChain:
     chain_id: bytes
     vm_id: bytes = EVM_VM_ID
+    prefix: bytes = b"F/"  # the EVM index records where the chain's rows are (its tx rows are not read here)
     header_rules: HeaderRules = HeaderRules(coreth=False, base_fee=0, block_gas_cost=0, durango=0, etna=0, granite=0)
     name: str = "fake"
     rows: list[dict] = field(default_factory=list)

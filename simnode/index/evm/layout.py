@@ -6,10 +6,13 @@ Per chain, under keys.chain_space(chain ID); `num` u64 block, `idx` u32 tx index
 tx's call frames, `st` u8 tx status (0 failed, 1 success), `id` 32-byte token ID:
 
     hd                          -> num u64: the last block indexed (the driver's marker)
-    bk/<num>                    -> BLOCK record
-    bh/<block hash>             -> num
-    tx/<num><idx>               -> TX record
-    th/<tx hash>                -> num idx
+    rp                          -> [the chain's key prefix, coreth headers?]: where its block rows
+                                   are (chain_rows.py reads them)
+    bk/<num>                    -> [fees spent, cumulative txs]: the rest of the BLOCK record is the
+                                   chain's block row's (its header, time, tx count)
+    tx/<num><idx>               -> b"": the TX record is the chain's block row's (raw tx, sender,
+                                   receipt)
+    (tx and block hashes are looked up in the chain's own t/ and h/ rows)
     ts/<st><num><idx>           txs by status
     ta/<addr><num><idx>         txs by address: from, to (or the contract created), both ends of
                                 every token transfer and of every listed internal tx
@@ -38,10 +41,15 @@ Across chains, under keys.GLOBAL (`ms` u64 block time in milliseconds, `cid` 32-
     gt/<ms><cid><num><idx>      txs of every chain by time
     gs/<st><ms><cid><num><idx>  the same by status
 
+Before this layout, bk held the whole BLOCK record, tx the whole TX record, and th/<tx hash> ->
+num idx, bh/<block hash> -> num copied the chain's hash lookups: such rows are still read (the
+records by their shape); `simnode reindex` rewrites them in this layout.
+
 The chains an address has activity on are those whose ta table has a row for it (a seek per
 chain), so no table of their own.
 
-Records are msgpack lists; amounts are keys.big bytes, balances keys.sbig bytes:
+Records are msgpack lists; amounts are keys.big bytes, balances keys.sbig bytes (BLOCK and TX as
+chain_rows.py builds them from the chain's rows):
 
     BLOCK     [hash, parent hash, ms, tx count, gas used, gas limit, base fee, block gas cost,
                min delay excess | None, fees spent, cumulative txs]
@@ -83,7 +91,7 @@ W_TRANSFER = 18  # num idx log sub
 W_FRAME = 14  # num idx fr
 
 TAGS = (b"hd", b"bk", b"bh", b"tx", b"th", b"ts", b"ta", b"na", b"tr", b"e2", b"e7", b"e1", b"tk", b"tf", b"ia",
-        b"cc", b"cd", b"tm", b"nt", b"c2", b"h2", b"c1", b"h1", b"o7", b"n7")
+        b"cc", b"cd", b"tm", b"nt", b"c2", b"h2", b"c1", b"h1", b"o7", b"n7", b"rp")
 GLOBAL_BLOCKS = table(GLOBAL, b"gb")
 GLOBAL_TXS = table(GLOBAL, b"gt")
 GLOBAL_TX_STATUS = table(GLOBAL, b"gs")
@@ -119,6 +127,7 @@ class Space:
     h1: bytes
     o7: bytes
     n7: bytes
+    rp: bytes
 
 
 _SPACES: dict[bytes, Space] = {}
@@ -128,6 +137,6 @@ def space(chain_id: bytes) -> Space:
     sp = _SPACES.get(chain_id)
     if sp is None:
         base = chain_space(chain_id)
-        prefixes = [marker(chain_id)] + [table(base, tag) for tag in TAGS[1:]]
+        prefixes = [marker(chain_id)] + [table(base, tag) for tag in TAGS[1:-1]] + [base + b"rp"]
         sp = _SPACES[chain_id] = Space(chain_id, *prefixes)
     return sp

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ...store import unpack
 from ..keys import NS, from_sbig, num, parts, u8, u64
 from ..page import CursorError, Page, Readable, check_cursor, first, page
+from .chain_rows import ChainRows
 from .layout import (ERC721, ERC1155, FRAME_KINDS, GLOBAL_BLOCKS, GLOBAL_TX_STATUS, GLOBAL_TXS, STANDARD_NAMES,
                      W_FRAME, W_TRANSFER, W_TX, is_listed_internal, space)
 
@@ -205,6 +206,7 @@ class EvmIndex:
         self.db = db
         self.chain_id = chain_id
         self.sp = space(chain_id)
+        self.rows = ChainRows(db, self.sp)
 
     # ------------------------------------------------------------------ blocks
 
@@ -218,8 +220,8 @@ class EvmIndex:
         return None if raw is None else self._block(number, raw)
 
     def block_by_hash(self, block_hash: bytes) -> Block | None:
-        n = self.db.get(self.sp.bh + block_hash)
-        return None if n is None else self.block(num(n))
+        n = self.rows.block_number(block_hash)
+        return None if n is None else self.block(num(n))  # None for a block not indexed (yet)
 
     def blocks(self, limit: int, cursor: bytes | None = None, reverse: bool = True) -> Page[Block]:
         check_cursor(cursor, 8)
@@ -227,7 +229,10 @@ class EvmIndex:
         return Page(tuple(self._block(num(s), v) for s, v in rows), nxt)
 
     def _block(self, number: int, raw: bytes) -> Block:
-        h, parent, ms, count, used, limit, base, gas_cost, delay, fees, cumulative = unpack(raw)
+        rec = unpack(raw)
+        if len(rec) == 2:  # fees and cumulative txs: the rest is the chain's block row
+            rec = self.rows.block_record(number, *rec)
+        h, parent, ms, count, used, limit, base, gas_cost, delay, fees, cumulative = rec
         return Block(self.chain_id, number, h, parent, ms, count, used, limit, base, gas_cost, delay, num(fees),
                      cumulative)
 
@@ -240,13 +245,18 @@ class EvmIndex:
 
     # ------------------------------------------------------------------ transactions
 
+    def _tx_position(self, tx_hash: bytes) -> bytes | None:
+        """Where the indexed tx `tx_hash` is (None: not a tx of the chain, or not indexed yet)."""
+        pos = self.rows.tx_position(tx_hash)
+        return pos if pos is not None and self.db.get(self.sp.tx + pos) is not None else None
+
     def tx(self, tx_hash: bytes) -> Tx | None:
-        pos = self.db.get(self.sp.th + tx_hash)
+        pos = self._tx_position(tx_hash)
         return None if pos is None else self._tx_at(pos)
 
     def tx_details(self, tx_hash: bytes) -> TxDetails | None:
         """The tx with its block, all its token transfers and all its call frames."""
-        pos = self.db.get(self.sp.th + tx_hash)
+        pos = self._tx_position(tx_hash)
         if pos is None:
             return None
         tx = self._tx_at(pos)
@@ -276,8 +286,9 @@ class EvmIndex:
         return self._tx(pos, raw)
 
     def _tx(self, pos: bytes, raw: bytes) -> Tx:
+        rec = unpack(raw) if raw else self.rows.tx_record(pos)  # b"": the record is the block row's
         (h, block_hash, ms, sender, to, contract, value, nonce, gas, used, price, status, type_id, max_fee, tip,
-         data) = unpack(raw)
+         data) = rec
         n, i = parts(pos, 8, 4)
         return Tx(self.chain_id, num(n), block_hash, ms, num(i), h, sender, to, contract or None, num(value), nonce,
                   gas, used, price, status, type_id, max_fee, tip, data)

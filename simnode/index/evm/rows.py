@@ -34,6 +34,7 @@ class Source(Protocol):
     """What the rows need from the chain besides its block row."""
 
     chain_id: bytes
+    prefix: bytes  # of the chain's own rows (b/<num>, t/<tx hash>, h/<block hash>), which the index reads
     header_rules: HeaderRules  # only `coreth` is read: which header layout the rows hold
 
     def static_call(self, row: dict, to: bytes, data: bytes) -> bytes | None:
@@ -215,13 +216,11 @@ class _Block:
     def tx(self, idx: int, raw: bytes, sender: bytes, receipt: ReceiptRow, frames: list[list] | None) -> int:
         """Index one tx; returns the fees it paid."""
         sp, ch, cid = self.sp, self.ch, self.cid
-        type_id, nonce, gas, to, value, data, max_fee, tip = decode_tx(raw)
+        to = decode_tx(raw)[3]
         status, _, used, price, contract, logs = receipt
         h = keccak256(raw)
         pos = self.n8 + u32(idx)
-        ch[sp.tx + pos] = pack([h, self.row["h"], self.ms, sender, to, contract or b"", big(value), nonce, gas,
-                                used, price, status, type_id, max_fee, tip, data])
-        ch[sp.th + h] = pos
+        ch[sp.tx + pos] = b""  # the record is the block row's (chain_rows.py)
         ch[sp.ts + u8(status) + pos] = b""
         at = u64(self.ms) + cid + pos
         ch[GLOBAL_TXS + at] = b""
@@ -261,10 +260,8 @@ def index_block(source: Source, row: dict, batch: Batch) -> int:
     fees = 0
     for i, raw in enumerate(txs):
         fees += b.tx(i, raw, senders[i], receipts[i], traces[i] if traces else None)
-    block_hash = row["h"]
-    b.ch[sp.bk + b.n8] = pack([block_hash, header.parent_hash, b.ms, len(txs), header.gas_used, header.gas_limit,
-                               header.base_fee_per_gas or 0, header.block_gas_cost or 0, header.min_delay_excess,
-                               big(fees), cumulative + len(txs)])
-    b.ch[sp.bh + block_hash] = b.n8
+    b.ch[sp.bk + b.n8] = pack([big(fees), cumulative + len(txs)])  # the rest is the block row's
+    if batch.get(sp.rp) is None:
+        b.ch[sp.rp] = pack([source.prefix, source.header_rules.coreth])
     b.ch[GLOBAL_BLOCKS + u64(b.ms) + b.cid + b.n8] = b""
     return number

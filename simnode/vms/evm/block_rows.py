@@ -3,6 +3,8 @@
 Storage (all under the chain prefix, e.g. b"C/"):
     s/<key>            py-evm's database (trie nodes, code, and the canonical number -> block hash
                        entries BLOCKHASH reads), via StoreKV
+    sd/<node hash>     a trie branch node stored as the children it changes in another (db.py,
+                       trie_delta.py)
     b/<num u64>        block row (msgpack): header RLP (coreth's or subnet-EVM's, headers.py) and
                        its keccak, the block hash; time in ms, fee state, raw txs,
                        senders, receipts with logs, and on the C-Chain the atomic txs

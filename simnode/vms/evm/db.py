@@ -5,6 +5,10 @@ write py-evm makes (trie nodes, headers, canonical pointers, tx lookups) lands i
 overlay (`pending`) instead of LevelDB. The chain then moves the overlay into the block's
 `Batch` together with its own index rows and the head pointer, so one accepted block is one
 atomic LevelDB write (`flush_into`). Reads see the overlay first, then the Store.
+
+A branch node a block's trie commit made out of another is written as a DELTA record under
+`delta_prefix` instead of whole (trie_delta.py); reads rebuild it, so py-evm sees whole nodes.
+A data dir written before deltas holds whole nodes only, which read as before.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from typing import TYPE_CHECKING
 from eth.db.atomic import AtomicDB
 from eth.db.backends.base import BaseDB
 
+from .trie_delta import deltas, depth_of_record, rebuild
+
 if TYPE_CHECKING:
     from ...store import Batch, Store
 
@@ -21,10 +27,15 @@ if TYPE_CHECKING:
 class StoreKV(BaseDB):
     """A dict-like py-evm backend: overlay of pending writes over the Store."""
 
-    def __init__(self, store: Store, prefix: bytes) -> None:
+    def __init__(self, store: Store, prefix: bytes, delta_prefix: bytes | None = None) -> None:
         self.store = store
         self.prefix = prefix
+        # b"C/s/" -> b"C/sd/": not under `prefix`, so no py-evm key can land there
+        self.delta_prefix = delta_prefix if delta_prefix is not None else prefix.rstrip(b"/") + b"d/"
         self.pending: dict[bytes, bytes | None] = {}
+        # (root before, root after) of each trie commit since the last flush (trie_commit.py)
+        self.commits: list[tuple[bytes, bytes]] = []
+        self._depths: dict[bytes, int] = {}  # DELTA depths of nodes written or read lately
         # Small read cache of committed values (trie nodes are immutable: keyed by hash).
         self._cache: dict[bytes, bytes] = {}
         # This chain's decoded trie nodes by hash (trie_commit.read_node fills it).
@@ -42,7 +53,13 @@ class StoreKV(BaseDB):
             return v
         v = self.store.get(self.prefix + key)
         if v is None:
-            raise KeyError(key)
+            if len(key) != 32:
+                raise KeyError(key)
+            record = self.store.get(self.delta_prefix + key)
+            if record is None:
+                raise KeyError(key)
+            v = rebuild(record, self.__getitem__)
+            self._remember_depth(key, depth_of_record(record))
         if len(key) == 32:  # content-addressed: safe to cache forever
             if len(self._cache) > 20_000:
                 self._cache.clear()
@@ -64,22 +81,57 @@ class StoreKV(BaseDB):
             return False
         return True
 
+    def _remember_depth(self, key: bytes, depth: int) -> None:
+        if len(self._depths) > 20_000:
+            self._depths.clear()
+        self._depths[key] = depth
+
+    def _stored(self, key: bytes) -> bool:
+        """Whether the Store holds the node already (whole or as a DELTA)."""
+        return self.store.get(self.prefix + key) is not None or self.store.get(self.delta_prefix + key) is not None
+
+    def _stored_depth(self, key: bytes) -> int:
+        """0 for a node stored whole (or absent), else its DELTA depth."""
+        depth = self._depths.get(key)
+        if depth is not None:
+            return depth
+        if key in self.pending or self.store.get(self.prefix + key) is not None:
+            return 0
+        record = self.store.get(self.delta_prefix + key)
+        return 0 if record is None else depth_of_record(record)
+
     def flush_into(self, batch: Batch) -> None:
-        """Move every pending write into `batch` (the caller commits it)."""
+        """Move every pending write into `batch` (the caller commits it): the branch nodes the
+        trie commits made out of others as DELTA records, the rest as they are."""
         prefix = self.prefix
         changes = batch.changes
+        records = (deltas(self.pending, self.commits, self.__getitem__, self._stored_depth, self._stored,
+                          self.decoded_nodes) if self.commits else {})
+        cache = self._cache
         for k, v in self.pending.items():
-            changes[prefix + k] = v
+            record = records.get(k)
+            if record is not None and v is not None:
+                changes[self.delta_prefix + k] = record
+                self._remember_depth(k, depth_of_record(record))
+                if len(cache) > 20_000:
+                    cache.clear()
+                cache[k] = v  # read back whole, not rebuilt
+            else:
+                changes[prefix + k] = v
         self.pending = {}
+        self.commits = []
 
     def discard(self) -> None:
         self.pending = {}
+        self.commits = []
 
     def reset_cache(self) -> None:
         """After a node-wide revert: content-addressed nodes stay valid, others do not."""
         self._cache.clear()
         self.decoded_nodes.clear()
+        self._depths.clear()
         self.pending = {}
+        self.commits = []
 
 
 def atomic_db(kv: StoreKV) -> AtomicDB:

@@ -41,18 +41,25 @@ _NIBBLE = {c: i for i, c in enumerate(HEX)}
 # (StoreKV) holds its own cache, found under py-evm's db wrappers: a node never reads another
 # node's trie nodes (which would hide a node missing from its own db, a fork's upstream read).
 _CACHE_LIMIT = 10_000
+_COMMITS_KEPT = 4096  # root pairs a StoreKV keeps until its next flush
 NodeCache = dict[bytes, Node]
 
 
-def node_cache_of(db: object) -> NodeCache | None:
-    """The decoded-node cache of the StoreKV under py-evm's wrappers of it (each keeps the db it
-    wraps as `wrapped_db`); None for any other db (a plain dict: nothing is cached). A walk of a
-    few wrappers: callers look it up once per trie read or commit."""
+def store_kv_of(db: object) -> StoreKV | None:
+    """The StoreKV under py-evm's wrappers of it (each keeps the db it wraps as `wrapped_db`);
+    None for any other db (a plain dict)."""
     while type(db) is not StoreKV:
         db = getattr(db, "wrapped_db", None)
         if db is None:
             return None
-    return db.decoded_nodes
+    return db
+
+
+def node_cache_of(db: object) -> NodeCache | None:
+    """The decoded-node cache of the StoreKV under `db` (None: nothing is cached). A walk of a
+    few wrappers: callers look it up once per trie read or commit."""
+    kv = store_kv_of(db)
+    return None if kv is None else kv.decoded_nodes
 
 
 def _remember(cache: NodeCache | None, node_hash: bytes, node: Node) -> None:
@@ -281,4 +288,9 @@ def commit_updates(db: MutableMapping[bytes, bytes], root_hash: bytes,
     h = keccak256(enc)
     db[h] = enc
     _remember(cache, h, new_root)
+    kv = store_kv_of(db)
+    if kv is not None:  # its new branch nodes are stored as deltas (trie_delta.py)
+        if len(kv.commits) >= _COMMITS_KEPT:  # commits no block flushes (eth_call's): forget the oldest
+            del kv.commits[: _COMMITS_KEPT // 2]
+        kv.commits.append((root_hash, h))
     return h
