@@ -43,6 +43,7 @@ def main() -> int:
     ap.add_argument("--json", type=Path, help="write every divergence as JSON here")
     ap.add_argument("--record", type=Path, help="write every call and the real node's reply here (known answers)")
     ap.add_argument("--l1", action="store_true", help="also the L1 part, on five real nodes (a few minutes)")
+    ap.add_argument("--record-l1", type=Path, help="write the L1 part's calls and the real node's replies here")
     args = ap.parse_args()
 
     sections = [n for n in args.sections.split(",") if n and n != "none"]
@@ -52,7 +53,7 @@ def main() -> int:
         if code is None:
             return 0
     if args.l1:
-        divergences += run_l1()
+        divergences += run_l1(args.record_l1)
     if args.json:
         args.json.write_text(json.dumps([
             {"label": d.call.label, "path": d.call.path, "body": d.call.body, "where": d.where,
@@ -107,7 +108,7 @@ def run_single(args: argparse.Namespace, sections: list[str]) -> tuple[int | Non
             real_node.stop()
 
 
-def run_l1() -> list[Divergence]:
+def run_l1(record: Path | None) -> list[Divergence]:
     """The L1 part on five real nodes from an export (every node stopped before it returns)."""
     binaries = binaries_from_env()
     if isinstance(binaries, str):
@@ -121,6 +122,8 @@ def run_l1() -> list[Divergence]:
     print(f"L1 part: 5-node boot {run.boot_seconds:.1f}s, tracking the L1 (restart to healthy) "
           f"{run.track_seconds:.1f}s; subnet {run.subnet}, chain {run.chain}")
     _print_differ(run.differ, run.log)
+    if record:
+        record.write_text(json.dumps(run.differ.recording, indent=1) + "\n")
     return run.differ.divergences
 
 if __name__ == "__main__":

@@ -98,14 +98,11 @@ def p_reads(h: Harness, subnet: str, chain: str, hrp: str, validation_ids: list[
     return calls
 
 
-def _wait_proposed(url: str, height: int, timeout: float = 120.0) -> int:
-    """Until the real P-Chain's proposed height (the one its blocks verify Warp messages at) reaches `height`."""
+def _wait_until(read: Callable[[], int], at_least: int, timeout: float = 120.0) -> int:
     deadline = time.monotonic() + timeout
-    while True:
-        got = int(rpc(url + R.P, "platform.getProposedHeight", {})["result"]["height"])
-        if got >= height or time.monotonic() > deadline:
-            return got
+    while (got := read()) < at_least and time.monotonic() < deadline:
         time.sleep(1)
+    return got
 
 
 class ManagerSigner:
@@ -120,11 +117,23 @@ class ManagerSigner:
             sk = bls.secret_key_from_bytes((export / "nodes" / f"node-{k}" / "signer.key").read_bytes())
             self.keys[bls.public_key(sk)] = sk
 
+    def settle(self, h: Harness) -> None:
+        """AvalancheGo verifies a Warp message at the P-Chain height of the current epoch (ACP-181:
+        the height a block sealing the last 30 s epoch carried, which itself trails the chain by up to
+        30 s of blocks). Until that height holds the last change, wait and have blocks built (P
+        transfers, sent to both): one on the current height, then one opening an epoch on it."""
+        url = self.run.differ.real_url
+        needed = int(rpc(url + R.P, "platform.getHeight", {})["result"]["height"])
+        proposed = _wait_until(lambda: int(rpc(url + R.P, "platform.getProposedHeight", {})["result"]["height"]),
+                               needed)
+        step(h, "p-base", amount=10**6)
+        epoch = _wait_until(lambda: int(rpc(url + R.P + "/proposervm", "proposervm.getCurrentEpoch", {})
+                                        ["result"]["pChainHeight"]), needed)
+        step(h, "p-base", amount=10**6)
+        self.run.log.append(f"P height {needed}: proposed {proposed}, then an epoch on {epoch}")
+
     def sign(self, payload: bytes, keys: list[bls.SecretKey] | None = None) -> str:
         url = self.run.differ.real_url
-        height = int(rpc(url + R.P, "platform.getHeight", {})["result"]["height"])
-        proposed = _wait_proposed(url, height)
-        self.run.log.append(f"signing at P height {height} (real proposed height {proposed})")
         vdrs = rpc(url + R.P, "platform.getCurrentValidators", {"subnetID": id_to_str(self.subnet)})["result"]
         ws = canonical_set((node_id_from_str(v["nodeID"]), int(v["weight"]), bytes.fromhex(v["publicKey"][2:]))
                            for v in vdrs["validators"] if v.get("publicKey"))
@@ -190,17 +199,20 @@ def l1_section(run: L1Run, h: Harness, export: Path, net: RealNetwork, network_i
     vid = id_to_str(reg.validation_id)
     pop = "0x" + bls.prove_possession(new_key).hex()
     one_key = [next(iter(signer.keys.values()))]
+    signer.settle(h)
     _issue_built(h, "p-register", "reject RegisterL1Validator signed by 1 of 5",
                  balance=10**9, pop=pop, message=signer.sign(reg.encode(), one_key))
     step(h, "p-register", balance=10**9, pop=pop, message=signer.sign(reg.encode()))
     h.compare_all(p_reads(h, subnet, chain, hrp, [*vids, vid]))
 
     for nonce, weight in ((1, 5), (2, 0)):
+        signer.settle(h)
         msg = signer.sign(acp77.L1ValidatorWeight(reg.validation_id, nonce, weight).encode())
         step(h, "p-set-weight", message=msg)
         h.compare_all(p_reads(h, subnet, chain, hrp, [*vids, vid]))
     # a conversion validator's weight (its nonce starts at 0), then the same nonce again: refused
     first = id_from_str(vids[0])
+    signer.settle(h)
     step(h, "p-set-weight", message=signer.sign(acp77.L1ValidatorWeight(first, 0, 50).encode()))
     _issue_built(h, "p-set-weight", "reject SetL1ValidatorWeight with a used nonce",
                  message=signer.sign(acp77.L1ValidatorWeight(first, 0, 60).encode()))
@@ -232,7 +244,7 @@ def run_l1_diff(work: Path, binaries: Binaries, log: Callable[[str], None] = pri
         try:
             net.start()
             boot = net.wait_healthy(900, ("P", "X", "C"))
-            run = L1Run(Differ(net.nodes[0].url, sim.url), boot_seconds=boot)
+            run = L1Run(Differ(net.nodes[0].url, sim.url, recording=[]), boot_seconds=boot)
             log(f"5 real nodes healthy in {boot:.1f}s")
             h = Harness(run.differ, log=run.log)
             try:

@@ -55,10 +55,21 @@ async function rpc(path, method, params) {
   return body.result;
 }
 
+// The fee state as of now: getFeeState reports it as of the last block, and a network's first block
+// starts at capacity 0 (an exported network: the first P tx would not fit); the block that takes the
+// tx refills it by maxPerSecond for each second since, up to maxCapacity, as AvalancheGo does.
+async function feeStateNow() {
+  const state = await papi.getFeeState();
+  const config = await rpc('/ext/bc/P', 'platform.getFeeConfig', {});
+  const since = BigInt(Math.max(0, Math.floor((Date.now() - Date.parse(state.timestamp)) / 1000)));
+  const capacity = state.capacity + since * BigInt(config.maxPerSecond);
+  return { ...state, capacity: capacity < BigInt(config.maxCapacity) ? capacity : BigInt(config.maxCapacity) };
+}
+
 async function pCommon(fromKey) {
   const from = addrOf(fromKey);
   return {
-    feeState: await papi.getFeeState(),
+    feeState: await feeStateNow(),
     fromAddressesBytes: [from],
     utxos: (await papi.getUTXOs({ addresses: [fmt('P', from)] })).utxos,
   };
@@ -128,7 +139,7 @@ const builders = {
   'p-export': async () => ['P', pvm.e.newExportTx({ ...(await pCommon(EWOQ_KEY)),
     destinationChainId: chainIdOf(args.to),
     outputs: [TransferableOutput.fromNative(context.avaxAssetID, BigInt(args.amount), [k1])] }, context)],
-  'p-import': async () => ['P', pvm.e.newImportTx({ feeState: await papi.getFeeState(), fromAddressesBytes: [k1],
+  'p-import': async () => ['P', pvm.e.newImportTx({ feeState: await feeStateNow(), fromAddressesBytes: [k1],
     sourceChainId: chainIdOf(args.from), toAddressesBytes: [k1],
     utxos: (await papi.getUTXOs({ addresses: [fmt('P', k1)], sourceChain: args.from })).utxos }, context), K1_KEY],
   'x-send': async () => ['X', avm.newBaseTx(context, [ewoq],
