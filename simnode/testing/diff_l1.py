@@ -74,7 +74,7 @@ def l1_evm_reads(chain: str) -> list[Call]:
     calls = on_chain(R.evm_reads(), chain)
     calls += on_chain([R.call(R.C, m, [R.EWOQ_EVM, "latest"]) for m in (
         "eth_getBalance", "eth_getTransactionCount", "eth_getCode")], chain)
-    # the precompiles an L1's genesis may enable: their code and config reads
+    # the addresses of the precompiles an L1's genesis may enable: the code each reads as
     calls += on_chain([R.call(R.C, "eth_getCode", ["0x020000000000000000000000000000000000000" + n, "latest"])
                        for n in "012345"], chain)
     return calls
