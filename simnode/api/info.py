@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 NODE_VERSION = "avalanchego/1.14.2"
 EVM_VERSION = "v1.14.2"
+SUBNET_EVM_VERSION = "v1.14.2"
 RPC_PROTOCOL_VERSION = "45"
 DATABASE_VERSION = "v1.4.5"
 # Local networks: each node's staking port sits one above its HTTP port (9651, 9653, ...).
@@ -47,7 +48,10 @@ def build_service(node: NodeServices) -> GorillaService:
     net = node.config.network_id
 
     def get_node_version(_: dict[str, Any]) -> dict[str, Any]:
-        vm_versions = {"avm": NODE_VERSION, "evm": EVM_VERSION, "platform": NODE_VERSION}
+        # the subnet-EVM plugin is a VM of the node too (under its VM ID: it has no alias); the
+        # one built in AvalancheGo's tree reports AvalancheGo's version
+        vm_versions = {"avm": NODE_VERSION, "evm": EVM_VERSION, "platform": NODE_VERSION,
+                       id_to_str(SUBNET_EVM_VM_ID): SUBNET_EVM_VERSION}
         return {"version": NODE_VERSION, "databaseVersion": DATABASE_VERSION,
                 "rpcProtocolVersion": RPC_PROTOCOL_VERSION, "gitCommit": "", "vmVersions": vm_versions}
 

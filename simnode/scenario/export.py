@@ -382,7 +382,7 @@ def _export(node: Any, out: Path, count: int, network_id: int, start_time: int |
         (d / "staker.crt").write_bytes(m.cert_pem)
         _secret(d / "staker.key", m.key_pem)
         _secret(d / "signer.key", m.signer.to_bytes())
-    l1s = _export_l1s(node, out, members, left_out)
+    l1s = _export_l1s(node, out, members, left_out, now)
     (out / "README.md").write_text(_readme(out, genesis, members, l1s, left_out))
     return ExportResult(out, network_id, members, genesis, l1s, left_out)
 
@@ -416,7 +416,8 @@ def _secret(path: Path, data: bytes) -> None:
     path.chmod(0o600)
 
 
-def _export_l1s(node: Any, out: Path, members: list[ExportedNode], left_out: list[str]) -> list[str]:
+def _export_l1s(node: Any, out: Path, members: list[ExportedNode], left_out: list[str],
+                genesis_time: int) -> list[str]:
     """Each L1 EVM chain's genesis (its current state) and chain config, and the steps that create
     it again on the exported network."""
     from ..config import read_chain_config_files
@@ -440,6 +441,9 @@ def _export_l1s(node: Any, out: Path, members: list[ExportedNode], left_out: lis
         left_out += _unnamed(e, f"chain {rec.name}")
         doc = dict(chain.genesis_json)
         doc["alloc"] = e.alloc
+        # the state of now, at the network's genesis time: at a genesis block of time 0 subnet-EVM
+        # runs the alloc's code under the rules before Durango (no PUSH0) until a block is built
+        doc["timestamp"] = hex(genesis_time)
         (d / "genesis.json").write_text(json.dumps(doc, indent=2) + "\n")
         files = read_chain_config_files(node.config.chain_config_dir, (id_to_str(cid),))
         (d / "config.json").write_bytes(files.config or b"{}\n")

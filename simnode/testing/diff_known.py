@@ -4,6 +4,7 @@ the differential check finds outside these lists and differ.ALLOWED is new."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -17,6 +18,7 @@ class Known:
     kind: str    # "deliberate" | "open"
     reason: str
     label: str = ""  # regex on the call's label, when the method alone says too little
+    params: str = ""  # regex on the call's params as JSON, when the method alone says too little
 
 
 KNOWN: tuple[Known, ...] = (
@@ -30,8 +32,24 @@ KNOWN: tuple[Known, ...] = (
           "block 1 of every EVM chain places the ICM messenger and its deployer (icm/placement.py)"),
     Known(r"^warp_getMessage$", r"^\$ keys$", "deliberate",
           "warp_* also take a message ID as 0x-hex (the form a receipt's log topic has)"),
-    Known(r"^platform\.(getProposedHeight|getValidatorsAt|getAllValidatorsAt)$", r".", "deliberate",
+    Known(r"^platform\.getProposedHeight$", r".", "deliberate",
           "no proposervm: the proposed P-Chain height is the current one (a lone real node keeps 0)"),
+    Known(r"^platform\.(getValidatorsAt|getAllValidatorsAt)$", r".", "deliberate",
+          "no proposervm: the proposed P-Chain height is the current one (a lone real node keeps 0)",
+          params=r'"height": "proposed"'),
+    Known(r"^platform\.getCurrentValidators$", r"^\$\.result\.validators\[\d+\]\.(txID|signer\.\w+)$", "deliberate",
+          "a genesis staker whose BLS secret simnode does not hold (a custom genesis) signs with a key derived "
+          "from the seed, listed in its place, so the Primary Network's validators can sign Warp messages",
+          params=r"^(?!.*subnetID)"),
+    Known(r"^platform\.getValidatorsAt$", r"^\$\.result\.NodeID-\w+\.publicKey$", "deliberate",
+          "a genesis staker whose BLS secret simnode does not hold (a custom genesis) signs with a key derived "
+          "from the seed, listed in its place, so the Primary Network's validators can sign Warp messages",
+          params=r"^(?!.*subnetID)"),
+    Known(r"^platform\.getAllValidatorsAt$",
+          r"^\$\.result\.validatorSets\.11111111111111111111111111111111LpoYY\.validators\[\d+\]\.(publicKey|nodeIDs)",
+          "deliberate",
+          "a genesis staker whose BLS secret simnode does not hold (a custom genesis) signs with a key derived "
+          "from the seed, listed in its place (and the canonical set is in key order)"),
     Known(r"^platform\.getBlockchainStatus$", r"\.status$", "deliberate",
           "simnode runs every chain (a real node runs only tracked subnets' chains: 'Created')"),
     # open
@@ -52,9 +70,15 @@ KNOWN: tuple[Known, ...] = (
 def known(d: Divergence) -> Known | None:
     method = d.call.method if d.call.method != "raw" else d.call.label
     for k in KNOWN:
-        if re.search(k.method, method) and re.search(k.where, d.where) and re.search(k.label, d.call.label):
+        if re.search(k.method, method) and re.search(k.where, d.where) and re.search(k.label, d.call.label) \
+                and (not k.params or re.search(k.params, _params(d))):
             return k
     return None
+
+
+def _params(d: Divergence) -> str:
+    body = d.call.body
+    return json.dumps(body.get("params")) if isinstance(body, dict) else ""
 
 
 def classify(divs: list[Divergence]) -> tuple[dict[Known, int], list[Divergence]]:

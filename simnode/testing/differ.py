@@ -82,6 +82,8 @@ ALLOWED: tuple[Allowed, ...] = (
             "health check run times"),
     Allowed(r"^(health\.|GET|raw)", r"\.checks\.diskspace\.message\.availableDisk",
             "the free space of the node's own disk"),
+    Allowed(r"^(health\.|GET|raw)", r"\.checks\.router\.message\.(outstandingRequests|longestRunningRequest)$",
+            "the requests in flight in the node's router at the moment of the check"),
     Allowed(r"^info\.peers$", r"^\$\.result\.(numPeers|peers)",
             "peers: the real node runs alone; simnode shows the other genesis stakers as its peers"),
     Allowed(r"^eth_(getBlockBy(Number|Hash)|getHeaderBy(Number|Hash))$",

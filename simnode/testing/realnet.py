@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..scenario.export import node_arguments
+from .avalanchego import SUBNET_EVM_VM_ID
 
 # tmpnet's defaults for a network of nodes on one machine: quick peer discovery and health checks,
 # no free-disk-space refusal, a file-descriptor limit under the usual hard limits; a quiet log
@@ -37,9 +38,12 @@ NODE_FLAGS = (
 C_CHAIN_CONFIG = {"trie-clean-cache": 32, "trie-dirty-cache": 32, "snapshot-cache": 32, "log-level": "warn"}
 
 
-# subnet-EVM's plugin runner raises its open-files limit to AvalancheGo's default and exits (before
-# its handshake: "vm process not found") when the hard limit is lower; it has no flag for it
+# subnet-EVM's plugin runner, as released, raises its open-files limit to AvalancheGo's default
+# (32768) and exits before its handshake ("vm process not found") where the hard limit is lower; it
+# has no flag for it. Run alone it gets that far and no further, so that run tells whether it can
+# start here (a build that asks for what the machine allows then stops at the missing handshake).
 PLUGIN_FD_LIMIT = 32 * 1024
+PLUGIN_FD_FAILURE = "failed to set fd limit"
 
 
 class RealNetworkError(RuntimeError):
@@ -57,9 +61,17 @@ class Binaries:
         if self.plugin_dir is None:
             return "AVALANCHEGO_PLUGIN_DIR is not set (the subnet-EVM plugin)"
         hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-        if hard != resource.RLIM_INFINITY and hard < PLUGIN_FD_LIMIT:
+        if hard == resource.RLIM_INFINITY or hard >= PLUGIN_FD_LIMIT:
+            return None
+        plugin = self.plugin_dir / SUBNET_EVM_VM_ID
+        if not plugin.is_file():
+            return f"{self.plugin_dir} has no subnet-EVM plugin named {SUBNET_EVM_VM_ID}"
+        run = subprocess.run([str(plugin)], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                             env={"PATH": os.environ.get("PATH", "")})
+        said = (run.stdout + run.stderr).strip()
+        if PLUGIN_FD_FAILURE in said:
             return (f"the subnet-EVM plugin exits at start where the hard open-files limit is under {PLUGIN_FD_LIMIT} "
-                    f"(here {hard}; raising it needs CAP_SYS_RESOURCE)")
+                    f"(here {hard}; raising it needs CAP_SYS_RESOURCE): {said[:200]}")
         return None
 
 
@@ -249,5 +261,5 @@ def _bootstrapped(url: str, chain: str) -> bool:
     return status == 200 and isinstance(body, dict) and (body.get("result") or {}).get("isBootstrapped") is True
 
 
-__all__ = ["Binaries", "C_CHAIN_CONFIG", "NODE_FLAGS", "PLUGIN_FD_LIMIT", "RealNetwork", "RealNetworkError", "RealNode",
-           "binaries_from_env", "free_ports"]
+__all__ = ["Binaries", "C_CHAIN_CONFIG", "NODE_FLAGS", "PLUGIN_FD_FAILURE", "PLUGIN_FD_LIMIT", "RealNetwork",
+           "RealNetworkError", "RealNode", "binaries_from_env", "free_ports"]

@@ -104,6 +104,10 @@ def test_the_export_holds_the_network_and_keys_avalanchego_reads(exported, tmp_p
     assert "X-Chain UTXO(s) of assets other than AVAX" not in readme  # none made here
     assert (out / "l1s" / "exportl1" / "genesis.json").is_file() and (out / "l1s" / "exportl1" / "config.json").is_file()
     assert "kind = 'convert_to_l1'" in (out / "recreate-l1s.toml").read_text()
+    # the L1's state of now carries the network's genesis time (at time 0 subnet-EVM would run its code
+    # under the rules before Durango: no PUSH0, found on AvalancheGo v1.14.2's subnet-EVM)
+    l1_genesis = json.loads((out / "l1s" / "exportl1" / "genesis.json").read_text())
+    assert l1_genesis["timestamp"] == hex(json.loads((out / "genesis.json").read_text())["startTime"])
 
 
 def test_simnode_on_the_exported_genesis_has_the_same_balances_and_contracts(exported):
@@ -130,6 +134,8 @@ def test_simnode_on_the_exported_genesis_has_the_same_balances_and_contracts(exp
         result = run_on_target(out / "recreate-l1s.toml", h.url)
         again = _balances(t, "custom", result.saved["chain_exportl1"], {"avax": [], "c": [], "l1": list(l1_alloc)})
         vdrs = t.call("P", "platform.getCurrentValidators", {"subnetID": result.saved["subnet_exportl1"]})["validators"]
+        block0 = t.call(f"/ext/bc/{result.saved['chain_exportl1']}/rpc", "eth_getBlockByNumber", ["0x0", False])
+    assert block0["timestamp"] == hex(genesis["startTime"])
     assert sorted(v["nodeID"] for v in vdrs) == sorted(s["nodeID"] for s in genesis["initialStakers"])
     assert again == {k: v for k, v in before.items() if k[0] == "l1"}
 

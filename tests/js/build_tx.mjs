@@ -55,10 +55,21 @@ async function rpc(path, method, params) {
   return body.result;
 }
 
+// The fee state as of now: getFeeState reports it as of the last block, and a network's first block
+// starts at capacity 0 (an exported network: the first P tx would not fit); the block that takes the
+// tx refills it by maxPerSecond for each second since, up to maxCapacity, as AvalancheGo does.
+async function feeStateNow() {
+  const state = await papi.getFeeState();
+  const config = await rpc('/ext/bc/P', 'platform.getFeeConfig', {});
+  const since = BigInt(Math.max(0, Math.floor((Date.now() - Date.parse(state.timestamp)) / 1000)));
+  const capacity = state.capacity + since * BigInt(config.maxPerSecond);
+  return { ...state, capacity: capacity < BigInt(config.maxCapacity) ? capacity : BigInt(config.maxCapacity) };
+}
+
 async function pCommon(fromKey) {
   const from = addrOf(fromKey);
   return {
-    feeState: await papi.getFeeState(),
+    feeState: await feeStateNow(),
     fromAddressesBytes: [from],
     utxos: (await papi.getUTXOs({ addresses: [fmt('P', from)] })).utxos,
   };
@@ -102,15 +113,25 @@ const builders = {
       nodeId: nodeIdOf(args.nodeSeed), subnetId: PRIMARY, start: now, end: now + BigInt(args.days ?? 10) * DAY,
       weight: BigInt(args.weight ?? 25n * AVAX), rewardAddresses: [ewoq] }, context)];
   },
+  // one validator from nodeSeed/blsSeed, or args.validators: [{nodeID, weight, balance, publicKey, pop}] (hex keys)
   'p-convert': async () => {
-    const b = blsKeyOf(args.blsSeed);
+    const b = args.validators ? null : blsKeyOf(args.blsSeed);
+    const given = args.validators ?? [{ nodeID: nodeIdOf(args.nodeSeed), weight: args.weight ?? 100,
+      balance: args.balance ?? AVAX, publicKey: b.publicKey, pop: b.pop }];
+    const bytesOf = (k) => (typeof k === 'string' ? utils.hexToBuffer(k) : k);
     return ['P', pvm.e.newConvertSubnetToL1Tx({ ...(await pCommon(EWOQ_KEY)),
       subnetId: args.subnetID, chainId: args.chainID, address: utils.hexToBuffer(args.manager),
-      validators: [L1Validator.fromNative(nodeIdOf(args.nodeSeed), BigInt(args.weight ?? 100), BigInt(args.balance ?? AVAX),
-        new pvmSerial.ProofOfPossession(b.publicKey, b.pop), PChainOwner.fromNative([ewoq], 1),
-        PChainOwner.fromNative([ewoq], 1))],
+      validators: given.map((v) => L1Validator.fromNative(v.nodeID, BigInt(v.weight), BigInt(v.balance),
+        new pvmSerial.ProofOfPossession(bytesOf(v.publicKey), bytesOf(v.pop)), PChainOwner.fromNative([ewoq], 1),
+        PChainOwner.fromNative([ewoq], 1))),
       subnetAuth: [0] }, context), 'all'];
   },
+  // message: a signed Warp message (hex) from the L1's manager; pop: the new validator's proof of possession
+  'p-register': async () => ['P', pvm.e.newRegisterL1ValidatorTx({ ...(await pCommon(EWOQ_KEY)),
+    balance: BigInt(args.balance ?? AVAX), blsSignature: utils.hexToBuffer(args.pop),
+    message: utils.hexToBuffer(args.message) }, context)],
+  'p-set-weight': async () => ['P', pvm.e.newSetL1ValidatorWeightTx({ ...(await pCommon(EWOQ_KEY)),
+    message: utils.hexToBuffer(args.message) }, context)],
   'p-increase-balance': async () => ['P', pvm.e.newIncreaseL1ValidatorBalanceTx({ ...(await pCommon(EWOQ_KEY)),
     validationId: args.validationID, balance: BigInt(args.amount ?? AVAX) }, context)],
   'p-disable': async () => ['P', pvm.e.newDisableL1ValidatorTx({ ...(await pCommon(EWOQ_KEY)),
@@ -118,7 +139,7 @@ const builders = {
   'p-export': async () => ['P', pvm.e.newExportTx({ ...(await pCommon(EWOQ_KEY)),
     destinationChainId: chainIdOf(args.to),
     outputs: [TransferableOutput.fromNative(context.avaxAssetID, BigInt(args.amount), [k1])] }, context)],
-  'p-import': async () => ['P', pvm.e.newImportTx({ feeState: await papi.getFeeState(), fromAddressesBytes: [k1],
+  'p-import': async () => ['P', pvm.e.newImportTx({ feeState: await feeStateNow(), fromAddressesBytes: [k1],
     sourceChainId: chainIdOf(args.from), toAddressesBytes: [k1],
     utxos: (await papi.getUTXOs({ addresses: [fmt('P', k1)], sourceChain: args.from })).utxos }, context), K1_KEY],
   'x-send': async () => ['X', avm.newBaseTx(context, [ewoq],
@@ -146,7 +167,7 @@ else await addTxSignatures({ unsignedTx, privateKeys: [how ?? EWOQ_KEY] });
 if (!unsignedTx.hasAllSignatures()) throw new Error(`${kind}: not fully signed`);
 const bytes = unsignedTx.getSignedTx().toBytes();
 const details = {};
-if (kind === 'p-validator' || kind === 'p-convert') details.nodeID = nodeIdOf(args.nodeSeed);
+if (kind === 'p-validator' || (kind === 'p-convert' && !args.validators)) details.nodeID = nodeIdOf(args.nodeSeed);
 console.log(JSON.stringify({
   chain, kind, tx: hex(utils.addChecksum(bytes)), txID: utils.base58check.encode(sha256(bytes)), ...details,
 }));

@@ -1,5 +1,5 @@
 """The eth_ methods Avalanche's EVMs add to geth's: coreth's (on every chain here: eth_baseFee,
-eth_suggestPriceOptions, eth_getChainConfig, eth_callDetailed) and subnet-EVM's (on L1 chains:
+eth_getChainConfig, eth_callDetailed; eth_suggestPriceOptions on the C-Chain alone) and subnet-EVM's (on L1 chains:
 eth_feeConfig, its eth_getChainConfig, eth_getActivePrecompilesAt, eth_getActiveRulesAt)."""
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ def register_coreth_extras(svc: EthService, api: EthAPI) -> None:
         def mk(t: int) -> dict[str, str]:
             return {"maxPriorityFeePerGas": hx(t), "maxFeePerGas": hx(2 * base + t)}
         return {"slow": mk(slow), "normal": mk(normal), "fast": mk(fast)}
-    reg("eth_suggestPriceOptions", suggest_price_options)
+    if not isinstance(chain, SubnetEVMChain):  # coreth's own (api.coreth.go); subnet-EVM has no such method
+        reg("eth_suggestPriceOptions", suggest_price_options)
     reg("eth_getChainConfig", lambda: chain_config_json(chain))
 
     def call_detailed(obj: Any, tag: Any = None, overrides: Any = None) -> dict:

@@ -32,9 +32,10 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
     reg("eth_blockNumber", lambda: hx(chain.head.number))
     reg("eth_syncing", lambda: False)
     reg("eth_accounts", lambda: [hb(a) for a in api.accounts])
-    # coreth's etherbase is the blackhole address (an L1's coinbase may be its fee recipient);
+    # the etherbase: coreth's is the blackhole address, subnet-EVM's its config.json's feeRecipient
+    # or the blackhole (not a block's coinbase: a genesis block's is zero);
     # coreth serves no eth_mining, eth_hashrate or eth_protocolVersion
-    reg("eth_coinbase", lambda: hb(chain.head.header.coinbase if isinstance(chain, SubnetEVMChain) else BLACKHOLE))
+    reg("eth_coinbase", lambda: hb(chain.fee_recipient if isinstance(chain, SubnetEVMChain) else BLACKHOLE))
 
     def get_balance(addr: Any, tag: Any = None) -> str:
         a = parse_address(addr)

@@ -52,7 +52,8 @@ def validator_methods(vm: PlatformVM) -> dict[str, Any]:
                 if node_ids and s.node_id not in node_ids:
                     continue
                 out.append(staker_json(s))
-            for v in sorted(vm.state.l1.values(), key=lambda v: v.validation_id):
+            # AvalancheGo lists them from its subnetID+nodeID index: by node ID
+            for v in sorted(vm.state.l1.values(), key=lambda v: v.node_id):
                 if v.subnet_id != subnet or (node_ids and v.node_id not in node_ids):
                     continue
                 out.append(l1_json(v))
