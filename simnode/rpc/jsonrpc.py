@@ -278,6 +278,9 @@ class EthMethod:
     is_async: bool = False  # a coroutine function: always answered on a task
 
 
+# what handlers mostly return: never awaitable, so the reply needs no inspect.isawaitable
+_PLAIN_RESULTS = frozenset((str, dict, list, int, bool, type(None)))
+
 GETH_MEDIA_TYPES = {"application/json", "application/json-rpc", "application/jsonrequest"}
 
 
@@ -413,7 +416,7 @@ class EthService:
             result = m.fn(*self._args(m, req.get("params")))
         except Exception as exc:  # noqa: BLE001
             return self._failed(req, exc, has_id, id_bytes)
-        if inspect.isawaitable(result):
+        if type(result) not in _PLAIN_RESULTS and inspect.isawaitable(result):
             return self._settled(self._finish(req, result, has_id, id_bytes))
         reply = _result_reply(has_id, id_bytes, result)
         return DueReply(reply) if self.settling() else reply
