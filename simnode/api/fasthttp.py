@@ -42,6 +42,9 @@ log = logging.getLogger("simnode.http")
 _SAFE_TARGET = re.compile(rb"/[A-Za-z0-9_\-/]*\Z")
 _MAX_HEAD = 65536
 _TAIL = ("\r\nDate: {}\r\nServer: " + SERVER_SOFTWARE + "\r\n\r\n")
+_REFUSE = frozenset((b"transfer-encoding", b"expect", b"origin", b"upgrade"))
+_LOGGED_HEADERS = frozenset((b"user-agent", b"host", *(h.encode() for h in API_KEY_HEADERS)))
+
 _tail_of: list[Any] = [None, b""]  # (aiohttp's Date text, the reply tail with it): it changes once a second
 
 
@@ -51,8 +54,6 @@ def _tail() -> bytes:
     if now != _tail_of[0]:
         _tail_of[0], _tail_of[1] = now, _TAIL.format(now).encode()
     return _tail_of[1]
-_REFUSE = frozenset((b"transfer-encoding", b"expect", b"origin", b"upgrade"))
-_LOGGED_HEADERS = frozenset((b"user-agent", b"host", *(h.encode() for h in API_KEY_HEADERS)))
 
 
 class _Caller(NamedTuple):
