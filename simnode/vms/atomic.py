@@ -66,7 +66,8 @@ def remove_utxo(w: Writer, dest: bytes, source: bytes, utxo_id: bytes, addresses
 
 
 def utxo_ids_by_address(
-    r: Store | Batch, dest: bytes, source: bytes, address: bytes, after: bytes | None = None
+    r: Store | Batch, dest: bytes, source: bytes, address: bytes, start: bytes | None = None
 ) -> Iterator[bytes]:
-    """UTXO IDs owned (in part) by `address`, newest first, after `after` if it is one (utxo_order.py)."""
-    return utxo_order.ids_of(r, _pair(dest, source), address, after)
+    """UTXO IDs owned (in part) by `address`, newest first; from `start` (itself included, as shared
+    memory's Indexed pages) if it is one of them (utxo_order.py)."""
+    return utxo_order.ids_of(r, _pair(dest, source), address, start, inclusive=True)

@@ -9,8 +9,10 @@ UTXOs in Go's map order (`writeUTXOs` ranges over `modifiedUTXOs`: random on eve
 memory in the order of the block's put requests. simnode lists them as if each was put in the order
 the block made them (txs in block order, outputs in index order): the last made comes first.
 
-A page's cursor (`startIndex.utxo`) that is in the address's list resumes right after it; one that
-is not (spent since, or never there) starts again at the head (linkeddb.NewIteratorWithStart).
+A page's cursor (`startIndex.utxo`) that is in the address's list resumes there (the X- and
+P-Chain's UTXOIDs skip the cursor itself; shared memory's appendTraitKeys does not, so a page of
+atomic UTXOs starts with the last one of the page before); one that is not (spent since, or never
+there) starts again at the head (linkeddb.NewIteratorWithStart).
 
 Rows under a chain's base prefix (`X/`, `P/`, `atomic/<dest><source>`):
 
@@ -71,8 +73,10 @@ def remove(w: Writer, base: bytes, addresses: tuple[bytes, ...], utxo_id: bytes)
             w.delete(base + ORDER + addr + _newest_first(seq) + utxo_id)
 
 
-def ids_of(db: Store | Batch, base: bytes, address: bytes, after: bytes | None = None) -> Iterator[bytes]:
-    """`address`'s UTXO IDs, newest first; after `after` when it is one of them, else from the newest."""
+def ids_of(db: Store | Batch, base: bytes, address: bytes, after: bytes | None = None,
+           inclusive: bool = False) -> Iterator[bytes]:
+    """`address`'s UTXO IDs, newest first; from `after` when it is one of them (itself only if
+    `inclusive`), else from the newest."""
     prefix = base + ORDER + address
     start = None
     if after is not None:
@@ -81,7 +85,7 @@ def ids_of(db: Store | Batch, base: bytes, address: bytes, after: bytes | None =
             start = prefix + _newest_first(seq) + after
     for key, _ in db.iterate(prefix, start):
         utxo_id = key[-ID_LEN:]
-        if utxo_id != after:
+        if inclusive or utxo_id != after:
             yield utxo_id
 
 
