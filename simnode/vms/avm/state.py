@@ -111,6 +111,7 @@ class ChainState:
     def put_utxo(self, utxo: UTXO) -> None:
         uid = utxo.id
         db = self.db
+        assert isinstance(db, Batch), "writes go to a block's batch"
         db.put(self.prefix + UTXO_PREFIX + uid, utxo_bytes(utxo))
         utxo_order.add(db, self.prefix, addresses_of(utxo.out), uid)
 
@@ -119,6 +120,7 @@ class ChainState:
         if utxo is None:
             return
         db = self.db
+        assert isinstance(db, Batch), "writes go to a block's batch"
         db.delete(self.prefix + UTXO_PREFIX + utxo_id)
         utxo_order.remove(db, self.prefix, addresses_of(utxo.out), utxo_id)
 
