@@ -467,9 +467,10 @@ class AdvanceTimeTx:
 
 
 @dataclass(frozen=True, slots=True)
-class TransformSubnetTx(UnsignedTx):
+class TransformSubnetTx:
     """Type 24 (an Elastic Subnet, before Etna): BaseTx, subnet, asset, supplies, consumption rates,
-    stake bounds, durations, fees, weight factor, uptime, subnet auth. It parses; refused as type 19."""
+    stake bounds, durations, fees, weight factor, uptime, subnet auth. It parses; refused as type 19
+    before anything reads it (so none of the UnsignedTx machinery, JSON forms included, takes it)."""
 
     base: BaseTxFields
     subnet_id: bytes
@@ -555,7 +556,7 @@ P_REGISTRY = _registry()
 
 def _parse_unsigned(r: Reader) -> Any:
     tx = P_REGISTRY.decode_typed(r)
-    if not isinstance(tx, (UnsignedTx, RewardValidatorTx, AdvanceTimeTx)):
+    if not isinstance(tx, (UnsignedTx, RewardValidatorTx, AdvanceTimeTx, TransformSubnetTx)):
         raise not_implemented(type(tx), "txs.UnsignedTx")
     return tx
 
