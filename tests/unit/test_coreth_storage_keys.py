@@ -49,8 +49,20 @@ def test_on_the_c_chain_twin_keys_are_one_slot_on_an_l1_two():
     assert (l1.get_storage(address, EVEN), l1.get_storage(address, ODD)) == (0, 7)
     c_chain.set_storage(address, EVEN, 0)
     assert c_chain.get_storage(address, ODD) == 0
-    assert CorethAccountDB.storage_key(ODD) == CorethAccountDB.storage_key(EVEN) == EVEN
+    assert c_chain.storage_key(ODD) == c_chain.storage_key(EVEN) == EVEN
     assert FastAccountDB.storage_key(ODD) == ODD
+
+
+def test_a_data_dir_written_before_the_rule_keeps_its_keys_as_written():
+    """Its tries hold hashed keys only, so they cannot be re-keyed: an odd slot stays its own (the
+    chain marks such a db at open: EVMChain._init, tests/integration/test_old_layout.py)."""
+    address = b"\x11" * 20
+    old = AtomicDB()
+    old.storage_keys_as_written = True  # type: ignore[attr-defined]
+    c_chain = CorethAccountDB(old, BLANK_ROOT_HASH)
+    c_chain.set_storage(address, ODD, 7)
+    assert (c_chain.get_storage(address, EVEN), c_chain.get_storage(address, ODD)) == (0, 7)
+    assert c_chain.storage_key(ODD) == ODD
 
 
 def test_keys_with_an_even_first_byte_are_keyed_as_written():

@@ -45,7 +45,7 @@ from .precompiles import warp
 from .raw_tx import read_tx
 from .receipts import ReceiptRow
 from .rlpcodec import item_length
-from .rules import AvalancheVM
+from .rules import STORAGE_KEY_RULE, AvalancheVM
 
 BLOCK_CACHE = 256  # decoded recent blocks (receipt and block lookups); older ones are read back from the store
 
@@ -120,6 +120,7 @@ class BlockRows:
         ch[self._key(b"h/", row["h"])] = u64(num)
         ch[self._key(b"head")] = u64(num)
         ch[self._key(b"root")] = header.state_root
+        ch[self._key(STORAGE_KEY_RULE)] = b"coreth"
         self.kv[SchemaV1.make_block_number_to_hash_lookup_key(num)] = rlp.encode(row["h"])
         self.kv.flush_into(batch)
         batch.commit()

@@ -44,7 +44,7 @@ from .precompiles.contract import PrecompileError
 from .precompiles.schedule import Schedule
 from .precompiles.upgrades import PrecompileConfig
 from .raw_tx import decode_raw, recover_sender
-from .rules import BLACKHOLE, AvalancheVM, CorethVM
+from .rules import BLACKHOLE, STORAGE_KEY_RULE, AvalancheVM, CorethVM
 from .vmerrors import ChainError
 from .warp_lookups import WarpLookups
 
@@ -180,6 +180,8 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
                 self._write_fork_base()
             else:
                 self._write_genesis()
+        elif self.store.get(self._key(STORAGE_KEY_RULE)) is None:
+            self.db.storage_keys_as_written = True  # type: ignore[attr-defined]  # read by rules.CorethAccountDB
         self.evm = self.chain_class(self.db)
         self._load_head()
         if self.ctx.indexer is not None:
@@ -203,6 +205,7 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         batch = self.store.batch()
         base_fee = self.fee_rules.genesis_base_fee(g)
         self._put_block_rows(batch, header, timestamp * 1000, self.fee_rules.genesis_state(base_fee), [], [], [])
+        batch.changes[self._key(STORAGE_KEY_RULE)] = b"coreth"
         self.kv.flush_into(batch)
         batch.commit()
 

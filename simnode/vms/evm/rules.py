@@ -42,7 +42,7 @@ from eth.vm.forks.cancun import CancunVM
 from eth.vm.forks.cancun.constants import BLOB_TX_TYPE
 from eth.vm.forks.cancun.state import CancunTransactionExecutor
 from eth.vm.message import Message
-from eth_typing import Address
+from eth_typing import Address, Hash32
 from eth_utils import ExtendedDebugLogger, ValidationError, get_extended_debug_logger
 
 from . import rlpcodec, speedups
@@ -51,6 +51,7 @@ from .headers import BLACKHOLE, ZERO_HASH  # noqa: F401 - the C-Chain's coinbase
 from .transfer import PLAIN_COMPUTATIONS, TransferFastPathState
 
 STATE_KEY_BIT = 1 << 248  # the lowest bit of a storage key's first byte (coreth's multicoin marker)
+STORAGE_KEY_RULE = b"keyrule"  # chain meta row: present once a chain's slots are keyed as coreth keys them
 EMPTY_RLP_HASH = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 
 
@@ -157,20 +158,27 @@ class CorethAccountDB(FastAccountDB):
     subnet-evm registers no such hook: L1 chains keep FastAccountDB's keys as written."""
 
     account_tail = (b"",)
+    # A data dir written before simnode keyed slots as coreth keeps its slots keyed as written
+    # (its tries hold only hashed keys, so they cannot be re-keyed): EVMChain marks its db.
+    keys_as_written = False
+
+    def __init__(self, db: Any, state_root: Hash32 = BLANK_ROOT_HASH) -> None:
+        super().__init__(db, state_root)
+        if getattr(db, "storage_keys_as_written", False):
+            self.keys_as_written = True
 
     def get_storage(self, address: Address, slot: int, from_journal: bool = True) -> int:
-        if slot >> 248 & 1:  # no new int unless the bit is set (slot >> 248 is a cached small int)
+        if slot >> 248 & 1 and not self.keys_as_written:  # no new int unless the bit is set
             slot ^= STATE_KEY_BIT
         return AccountDB.get_storage(self, address, slot, from_journal)
 
     def set_storage(self, address: Address, slot: int, value: int) -> None:
-        if slot >> 248 & 1:
+        if slot >> 248 & 1 and not self.keys_as_written:
             slot ^= STATE_KEY_BIT
         AccountDB.set_storage(self, address, slot, value)
 
-    @staticmethod
-    def storage_key(slot: int) -> int:
-        return slot ^ STATE_KEY_BIT if slot >> 248 & 1 else slot
+    def storage_key(self, slot: int) -> int:  # type: ignore[override]  # FastAccountDB's needs no instance
+        return slot ^ STATE_KEY_BIT if slot >> 248 & 1 and not self.keys_as_written else slot
 
 
 P256_VERIFY = bytes.fromhex("00" * 18 + "0100")  # EIP-7951's P256VERIFY, from Granite
