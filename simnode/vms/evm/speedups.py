@@ -159,7 +159,7 @@ def _commit_storage(store: AccountStorageDB) -> None:
     store._storage_cache.reset_cache()  # it may hold slot values read before these writes
 
 
-def batched_make_state_root(self: AccountDB) -> bytes:
+def batched_make_state_root(self: AccountDB) -> Hash32:
     """AccountDB.make_state_root with batched trie commits. The new account-trie nodes go where
     py-evm's squashed HexaryTrie puts them, `_batchtrie`, which persist() flushes; storage-trie
     nodes go to each StorageLookup's `_trie_nodes_batch`, which store.persist() flushes."""
