@@ -127,7 +127,7 @@ def find_function(spec: str, abi: list[dict[str, Any]] | None, nargs: int) -> Fu
     if len(cands) > 1:
         cands = [i for i in cands if len(i.get("inputs", [])) == nargs]
     if not cands:
-        names = sorted({i.get("name", "") for i in abi if i.get("type") == "function"})
+        names = sorted({name for i in abi if i.get("type") == "function" and (name := i.get("name"))})
         raise AbiError(f"the ABI has no function {spec!r} (has: {', '.join(names)})")
     if len(cands) > 1:
         raise AbiError(f"function {spec!r} is overloaded; give its signature")
