@@ -55,9 +55,6 @@ def main() -> int:
         print(f"  {kind}: {n}")
     for d in diffs[:40]:
         print(f"  DIFF {d}")
-    rule = sorted({a for c in t.comparisons for a in c.root_rule_accounts})
-    print(f"C-Chain accounts whose storage root on the real node (coreth's key rule) is not simnode's: {len(rule)} "
-          f"{rule}")
     same = t.l1_validators_real == t.l1_validators_exported == t.l1_validators_simnode
     print(f"L1 validators: {len(t.l1_validators_real)} on the real P-Chain (all nodes alike: {t.l1_reads_agree}); "
           f"same as the export's nodes and as simnode on the exported genesis: {same}")

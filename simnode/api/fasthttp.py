@@ -29,7 +29,7 @@ from aiohttp import web
 from aiohttp.helpers import rfc822_formatted_time
 from aiohttp.http import SERVER_SOFTWARE
 
-from ..rpc.jsonrpc import GETH_MEDIA_TYPES, EthService
+from ..rpc.jsonrpc import GETH_MEDIA_TYPES, DueReply, EthService
 from .body_limit import over_limit
 from .request_log import API_KEY_HEADERS, request_log
 from .server import Router
@@ -44,6 +44,16 @@ _MAX_HEAD = 65536
 _TAIL = ("\r\nDate: {}\r\nServer: " + SERVER_SOFTWARE + "\r\n\r\n")
 _REFUSE = frozenset((b"transfer-encoding", b"expect", b"origin", b"upgrade"))
 _LOGGED_HEADERS = frozenset((b"user-agent", b"host", *(h.encode() for h in API_KEY_HEADERS)))
+
+_tail_of: list[Any] = [None, b""]  # (aiohttp's Date text, the reply tail with it): it changes once a second
+
+
+def _tail() -> bytes:
+    """The reply head's last lines (Date, Server), as aiohttp writes them."""
+    now = rfc822_formatted_time()  # aiohttp's text, kept by aiohttp for the current second
+    if now != _tail_of[0]:
+        _tail_of[0], _tail_of[1] = now, _TAIL.format(now).encode()
+    return _tail_of[1]
 
 
 class _Caller(NamedTuple):
@@ -119,7 +129,8 @@ class _Slot:
 
 
 class FastHTTPProtocol(asyncio.Protocol):
-    __slots__ = ("_buf", "_close_after", "_delegate", "_eof", "_handover", "_queue", "_site", "transport")
+    __slots__ = ("_buf", "_close_after", "_delegate", "_eof", "_handover", "_head", "_log", "_peer", "_queue",
+                 "_site", "transport")
 
     def __init__(self, site: FastSockSite) -> None:
         self._site = site
@@ -130,20 +141,27 @@ class FastHTTPProtocol(asyncio.Protocol):
         self._handover = False
         self._eof = False
         self._close_after = False
+        # what every reply of this connection repeats, and where its requests are logged
+        self._head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nnode-id: " + site.node.node_id_str.encode()
+        self._log = request_log(site.node)
+        self._peer = ""
 
     # -------------------------------------------------------------- asyncio.Protocol
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
         self._site.conns.add(self)
+        peer = transport.get_extra_info("peername")
+        self._peer = peer[0] if peer else ""
 
     def data_received(self, data: bytes) -> None:
         if self._delegate is not None:
             self._delegate.data_received(data)
             return
-        self._buf += data
-        if not self._handover:
-            self._process()
+        if self._buf or self._handover or not self._answer_whole(data):
+            self._buf += data
+            if not self._handover:
+                self._process()
 
     def eof_received(self) -> bool | None:
         if self._delegate is not None:
@@ -168,6 +186,18 @@ class FastHTTPProtocol(asyncio.Protocol):
             self._delegate.resume_writing()
 
     # -------------------------------------------------------------- requests
+
+    def _answer_whole(self, data: bytes) -> bool:
+        """Answer `data` when it is exactly one request the fast path takes (what a client waiting
+        for each reply sends), without copying it through the buffer; False leaves it to _process."""
+        end = data.find(b"\r\n\r\n")
+        if end < 0:
+            return False
+        parsed = self._parse(data[:end])
+        if parsed is None or end + 4 + parsed[1] != len(data):
+            return False
+        self._dispatch(parsed[0], data[end + 4:], parsed[2])
+        return True
 
     def _process(self) -> None:
         buf = self._buf
@@ -218,6 +248,11 @@ class FastHTTPProtocol(asyncio.Protocol):
             log.exception("eth request failed")
             self._abort()
             return
+        if isinstance(res, DueReply):  # written after the block the call queued is on disk
+            slot = _Slot()
+            self._queue.append(slot)
+            asyncio.get_running_loop().call_soon(self._complete, slot, res.reply, caller, body, started)
+            return
         if res is None or isinstance(res, bytes):
             self._log_call(caller, body, started)
             if not self._queue:
@@ -233,9 +268,8 @@ class FastHTTPProtocol(asyncio.Protocol):
         task.add_done_callback(lambda t, s=slot: self._finished(s, t, caller, body, started))
 
     def _log_call(self, caller: _Caller, body: bytes, started: float) -> None:
-        peer = self.transport.get_extra_info("peername") if self.transport is not None else None
-        request_log(self._site.node).record_rpc(caller.path, body, 200, (time.perf_counter() - started) * 1000,
-                                                caller.key, peer[0] if peer else "", caller.host, caller.agent)
+        self._log.record_rpc(caller.path, body, 200, (time.perf_counter() - started) * 1000, caller.key, self._peer,
+                             caller.host, caller.agent)
 
     def _finished(self, slot: _Slot, task: asyncio.Task, caller: _Caller, body: bytes, started: float) -> None:
         if task.cancelled() or task.exception() is not None:
@@ -243,8 +277,12 @@ class FastHTTPProtocol(asyncio.Protocol):
                 log.error("eth request failed", exc_info=task.exception())
             self._abort()
             return
+        self._complete(slot, task.result(), caller, body, started)
+
+    def _complete(self, slot: _Slot, out: bytes | None, caller: _Caller, body: bytes, started: float) -> None:
+        """A late reply is ready: log it, write what is next in order, go on with the connection."""
         self._log_call(caller, body, started)
-        slot.done, slot.out = True, task.result()
+        slot.done, slot.out = True, out
         queue = self._queue
         while queue and queue[0].done:
             self._write(queue.popleft().out)
@@ -261,9 +299,7 @@ class FastHTTPProtocol(asyncio.Protocol):
         if t is None or t.is_closing():
             return
         body = out or b""
-        t.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nnode-id: " + self._site.node.node_id_str
-                 + "\r\nContent-Length: " + str(len(body)) + _TAIL.format(rfc822_formatted_time())).encode()
-                + body)
+        t.write(self._head + b"\r\nContent-Length: " + str(len(body)).encode() + _tail() + body)
 
     def _abort(self) -> None:
         self._queue.clear()

@@ -6,10 +6,13 @@ Each check is a health.Result: `message` (omitted when nil), `error` (only when 
 Per chain (registered under its alias, tagged with its subnet): the consensus engine's state and
 networking. Node-wide: bls, bootstrapped, database, diskspace, futureupgrade, network, router.
 Readiness is the `bootstrapped` check alone; liveness has no check. Keys are sorted, as Go
-marshals a map."""
+marshals a map. While the node starts (a primary chain still loading) the chains' checks and
+`bootstrapped` are "not yet run", as a real node answers then
+(tests/vectors/avalanchego_bootstrap_health.json)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import time
@@ -26,7 +29,9 @@ from .server import serve_gorilla
 if TYPE_CHECKING:
     from .node_services import NodeServices
 
-NOT_BOOTSTRAPPED = "subnets not bootstrapped"
+NOT_BOOTSTRAPPED = "subnets not bootstrapped"  # chains/manager.go errNotBootstrapped
+NOT_YET_RUN = "not yet run"
+ZERO_TIME = "0001-01-01T00:00:00Z"
 
 
 def _result(ts: str, message: Any = None, error: str | None = None) -> dict[str, Any]:
@@ -47,7 +52,21 @@ def _chain_message(accepted: tuple[bytes, int]) -> dict[str, Any]:
             "networking": {"disconnectedValidators": [], "percentConnected": 1}}
 
 
+def _not_yet_run() -> dict[str, Any]:
+    """A check registered but not run yet (api/health's notYetRunResult: Go's zero time, no failure count)."""
+    return {"error": NOT_YET_RUN, "timestamp": ZERO_TIME, "duration": 0}
+
+
+def _starting(node: NodeServices) -> bool:
+    """A primary chain is still loading. AvalancheGo has then not run the checks of its chains and
+    `bootstrapped` since it registered them (checks run every health-check-frequency, 30 s by
+    default): a client sees them "not yet run"."""
+    return any(not c.is_bootstrapped() and c.subnet_id == bytes(32) for c in node.chains.values())
+
+
 def _bootstrapped(node: NodeServices, ts: str) -> dict[str, Any]:
+    if _starting(node):
+        return _not_yet_run()
     pending = sorted({id_to_str(c.subnet_id) for c in node.chains.values() if not c.is_bootstrapped()})
     return _result(ts, pending, NOT_BOOTSTRAPPED if pending else None)
 
@@ -84,12 +103,14 @@ def report(node: NodeServices, tags: list[str] | None = None) -> dict[str, Any]:
     """health.health: chain checks (of the subnets in `tags`, when given) and the node's checks."""
     ts = format_rfc3339_nano(time.time_ns())
     checks: dict[str, dict[str, Any]] = {}
+    starting = _starting(node)
     for chain in node.chains.values():
-        accepted = chain.last_accepted()
-        if accepted is None or (tags is not None and id_to_str(chain.subnet_id) not in tags):
-            continue  # a loading chain has no check yet: AvalancheGo registers it once the chain is created
+        if tags is not None and id_to_str(chain.subnet_id) not in tags:
+            continue
         alias = (chain.default_aliases or (id_to_str(chain.chain_id),))[0]  # an L1 chain's alias is its ID
-        checks[alias] = _result(ts, _chain_message(accepted))
+        accepted = chain.last_accepted()
+        checks[alias] = (_not_yet_run() if accepted is None or starting
+                         else _result(ts, _chain_message(accepted)))
     # chains that failed to start (AvalancheGo registers a failing check under the chain's alias)
     for alias, error in node.chain_manager.health_checks().items():
         checks[alias] = _result(ts, error=error)
@@ -127,7 +148,10 @@ def health_endpoints(node: NodeServices) -> dict[str, Any]:
         async def serve(request: web.Request) -> web.StreamResponse:
             if request.method == "GET":
                 body = reports[path]()
-                return web.json_response(body, status=200 if body["healthy"] else 503)
+                # Go's json.Encoder: compact, a newline after, and no charset in the content type
+                return web.Response(body=json.dumps(body, separators=(",", ":")).encode() + b"\n",
+                                    status=200 if body["healthy"] else 503,
+                                    headers={"Content-Type": "application/json"})
             return await serve_gorilla(service, request)
         return serve
 

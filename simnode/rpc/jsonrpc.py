@@ -20,7 +20,7 @@ import asyncio
 import inspect
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -281,7 +281,26 @@ class EthMethod:
     is_async: bool = False  # a coroutine function: always answered on a task
 
 
+# what handlers mostly return: never awaitable, so the reply needs no inspect.isawaitable
+_PLAIN_RESULTS = frozenset((str, dict, list, int, bool, type(None)))
+
 GETH_MEDIA_TYPES = {"application/json", "application/json-rpc", "application/jsonrequest"}
+
+
+class DueReply:
+    """A reply that waits for the work due at the event loop's next turn (EthService.settling).
+    Awaited, it yields that one turn, as `await asyncio.sleep(0)`; the HTTP fast path instead
+    writes it from a callback it schedules now (loop.call_soon), which the loop runs after that
+    work, scheduled earlier: the same order without a task."""
+
+    __slots__ = ("reply",)
+
+    def __init__(self, reply: bytes | None) -> None:
+        self.reply = reply
+
+    def __await__(self) -> Generator[None, None, bytes | None]:
+        yield None  # what asyncio.sleep(0) yields: the task resumes at the loop's next turn
+        return self.reply
 
 
 class EthService:
@@ -380,7 +399,8 @@ class EthService:
         """`handle_body` without a coroutine when it can be answered at once: a single call to a
         plain (non-async) handler is run here and its reply returned; anything else (batches,
         async handlers, a handler returning an awaitable) comes back as an awaitable that gives
-        the same reply `handle_body` would. The HTTP fast path uses this."""
+        the same reply `handle_body` would; a reply that must wait for due work (`settling`) as a
+        DueReply. The HTTP fast path uses this."""
         try:
             req = orjson.loads(body)
         except orjson.JSONDecodeError:
@@ -399,10 +419,10 @@ class EthService:
             result = m.fn(*self._args(m, req.get("params")))
         except Exception as exc:  # noqa: BLE001
             return self._failed(req, exc, has_id, id_bytes)
-        if inspect.isawaitable(result):
+        if type(result) not in _PLAIN_RESULTS and inspect.isawaitable(result):
             return self._settled(self._finish(req, result, has_id, id_bytes))
         reply = _result_reply(has_id, id_bytes, result)
-        return self._settled(reply) if self.settling() else reply
+        return DueReply(reply) if self.settling() else reply
 
     async def _finish(self, req: dict, pending: Awaitable[Any], has_id: bool, id_bytes: bytes) -> bytes | None:
         try:

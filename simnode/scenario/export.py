@@ -123,7 +123,8 @@ def exported_nodes(count: int, seed: int) -> list[ExportedNode]:
 
 @dataclass(slots=True)
 class _Writes:
-    """Addresses and raw storage slots seen written (the preimages the state's hashed keys lack)."""
+    """Addresses and storage slots seen written, as the storage trie keys them (the preimages the
+    state's hashed keys lack; on the C-Chain, coreth's key rule: rules.CorethAccountDB)."""
 
     addresses: set[bytes] = field(default_factory=set)
     slots: dict[bytes, set[int]] = field(default_factory=lambda: defaultdict(set))
@@ -138,11 +139,11 @@ class _Writes:
                 self.addresses.add(address)
                 return _original(address, *args)
             setattr(db, name, watched)
-        set_storage = db.set_storage
+        set_storage, storage_key = db.set_storage, db.storage_key
 
         def watched_storage(address: bytes, slot: int, value: int) -> Any:
             self.addresses.add(address)
-            self.slots[address].add(slot)
+            self.slots[address].add(storage_key(slot))
             return set_storage(address, slot, value)
         db.set_storage = watched_storage
         return db
@@ -162,7 +163,7 @@ def _seen_writes(chain: Any) -> _Writes:
         a = bytes.fromhex(addr.removeprefix("0x").removeprefix("0X"))
         seen.addresses.add(a)
         for slot in acct.get("storage") or {}:
-            seen.slots[a].add(int(slot, 16))
+            seen.slots[a].add(genesis_state.storage_key(int(slot, 16)))
     for n in range(1, chain.head.number + 1):
         block = chain.block(n)
         parent = chain.block(n - 1)

@@ -24,9 +24,9 @@ from .transport import Transport
 
 
 def storage_root(storage: dict[str, str], coreth_keys: bool = False) -> str:
-    """The storage trie root of an alloc's `storage`. With `coreth_keys`, as the real C-Chain keys it:
-    coreth's state-key hook (extstate.normalizeStateKey) clears the lowest bit of a slot key's first
-    byte (an odd first byte marks its multicoin balances), on every SLOAD/SSTORE and on the genesis."""
+    """The storage trie root of an alloc's `storage`. With `coreth_keys`, as the C-Chain keys it
+    (coreth, and simnode: vms/evm/rules.CorethAccountDB): the lowest bit of a slot key's first byte
+    cleared (an odd first byte marks its multicoin balances); without, as an L1 (subnet-evm) keys it."""
     import rlp
     from trie import HexaryTrie
 
@@ -47,8 +47,6 @@ def storage_root(storage: dict[str, str], coreth_keys: bool = False) -> str:
 class Comparison:
     counts: Counter[str] = field(default_factory=Counter)
     differences: list[str] = field(default_factory=list)
-    # C-Chain accounts whose storage root on simnode is not coreth's (simnode keys every slot as written)
-    root_rule_accounts: list[str] = field(default_factory=list)
 
     def check(self, kind: str, what: str, source: Any, target: Any) -> None:
         self.counts[kind] += 1
@@ -92,16 +90,11 @@ def compare_evm(alloc: dict[str, Any], source: Transport, source_endpoint: str, 
             out.check(f"{label} {kind}", f"{label} {method} {a}", _num(source.call(source_endpoint, method,
                                                                                  [a, "latest"])),
                       _num(target.call(target_endpoint, method, [a, "latest"])))
-        # the whole storage trie holds the alloc's slots and no other, on each side (each side's key rule)
-        storage = acct.get("storage") or {}
-        src_root = source.call(source_endpoint, "eth_getProof", [a, [], "latest"])["storageHash"]
-        dst_root = target.call(target_endpoint, "eth_getProof", [a, [], "latest"])["storageHash"]
-        out.check(f"{label} storage roots", f"{label} {a} storage root on the source", storage_root(storage),
-                  src_root)
-        expected = storage_root(storage, coreth_keys)
-        out.check(f"{label} storage roots", f"{label} {a} storage root on the target", expected, dst_root)
-        if coreth_keys and expected != src_root:
-            out.root_rule_accounts.append(a)
+        # the whole storage trie holds the alloc's slots and no other, on each side (the chain's key rule)
+        expected = storage_root(acct.get("storage") or {}, coreth_keys)
+        for side, t, endpoint in (("source", source, source_endpoint), ("target", target, target_endpoint)):
+            out.check(f"{label} storage roots", f"{label} {a} storage root on the {side}", expected,
+                      t.call(endpoint, "eth_getProof", [a, [], "latest"])["storageHash"])
         for slot in acct.get("storage") or {}:
             params = [a, slot, "latest"]
             out.check(f"{label} storage slots", f"{label} {a} slot {slot}",
@@ -116,13 +109,12 @@ def _num(value: str) -> int | str:
 
 
 def compare_primary(export_dir: Path, source: Transport, target: Transport, *, source_network_id: int = 12345,
-                    coreth_keys: bool = True, out: Comparison | None = None) -> Comparison:
+                    out: Comparison | None = None) -> Comparison:
     """X, P and C, read before anything is sent to the target (the L1s' recreation spends ewoq's P funds)."""
     out = out or Comparison()
     compare_xp(export_dir, source, source_network_id, target, out)
     genesis = json.loads((export_dir / "genesis.json").read_text())
-    compare_evm(json.loads(genesis["cChainGenesis"])["alloc"], source, "C", target, "C", "C", out,
-                coreth_keys=coreth_keys)
+    compare_evm(json.loads(genesis["cChainGenesis"])["alloc"], source, "C", target, "C", "C", out, coreth_keys=True)
     return out
 
 

@@ -52,18 +52,6 @@ KNOWN: tuple[Known, ...] = (
           "from the seed, listed in its place (and the canonical set is in key order)"),
     Known(r"^platform\.getBlockchainStatus$", r"\.status$", "deliberate",
           "simnode runs every chain (a real node runs only tracked subnets' chains: 'Created')"),
-    # open
-    Known(r"^(avm|platform)\.(getUTXOs|getBalance)$", r"(utxos|utxoIDs|endIndex)", "open",
-          "UTXO order: AvalancheGo's address index is a linked DB listing the newest UTXO first; "
-          "simnode lists them by UTXO ID"),
-    Known(r"^platform\.issueTx$", r"\.error\.message$", "open",
-          "P type IDs 19 (AdvanceTimeTx) and 24 (TransformSubnetTx) are not in simnode's P codec: "
-          "'unknown type ID' where AvalancheGo parses them and fails further on",
-          label=r"^mutant P\.(ExportTx\.to_X_5_AVAX|AddPermissionlessValidatorTx\.primary_bls) type_id_swapped$"),
-    Known(r"^(health\.health|GET|jsonrpc /ext/health)", r"\.checks\.X\.message\.engine\.consensus\.lastAcceptedID$",
-          "open",
-          "the X-Chain genesis block: AvalancheGo's parent on a local network is 3LdUD428..., simnode's is the "
-          "empty stop vertex, so its ID differs (avm.getBlock* hide it under the block-time allowance)"),
 )
 
 

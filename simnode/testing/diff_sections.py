@@ -12,6 +12,7 @@ from . import diff_reads as R
 from ..formats.ids import id_to_str
 from .avalanchego import rpc
 from .diff_fresh import fresh
+from .diff_order import order
 from .diff_corpus import bad_argument_calls, issue_arg_calls, malformed_jsonrpc_calls, mutation_calls
 from .diff_txs import Harness, load_vectors, run_vector_chain
 from .differ import Call, Differ
@@ -192,6 +193,7 @@ def warp(h: Harness) -> None:
 
 SECTIONS: dict[str, Callable[[Harness], None]] = {
     "genesis": genesis, "corpus": corpus, "vectors": vectors, "fresh": fresh, "evm": evm, "warp": warp,
+    "order": order,
 }
 
 

@@ -73,7 +73,7 @@ class UTXOFork:
             return
         fetched = self._fetch(todo, source)
         batch = store.batch()
-        for uid, raw in fetched:
+        for uid, raw in reversed(fetched):  # oldest first, so the fork lists them newest first as the upstream did
             if store.get(self._taken(uid)) is not None:
                 continue
             owners = self.decode_owners(raw)
@@ -99,5 +99,5 @@ class UTXOFork:
                 raw = decode_bytes(text, "hex")
                 out[utxo_id(raw[2:34], int.from_bytes(raw[34:38], "big"))] = raw
             if int(page.get("numFetched", "0")) < PAGE:
-                return sorted(out.items())
+                return list(out.items())
             params["startIndex"] = page["endIndex"]

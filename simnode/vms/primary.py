@@ -10,6 +10,7 @@ from ..formats.ids import EVM_VM_ID, ZERO_ID
 from .avm.vm import XChainVM
 from .chain_context import Chain, ChainContext
 from .platform.vm import PlatformVM
+from . import utxo_order_migration
 
 ChainFactory = Callable[[ChainContext], Chain]
 
@@ -79,5 +80,6 @@ def build_primary_chains(context: Callable[[bytes], ChainContext]) -> list[Chain
     g = context(ZERO_ID).genesis
     p = PlatformVM(context(ZERO_ID))
     x = XChainVM(context(g.x_chain_id))
+    utxo_order_migration.migrate(x.store, x.prefix, g.x_chain_id, g.c_chain_id)
     c = DeferredChain(g.c_chain_id, "C-Chain", EVM_VM_ID, ("C", "evm"), load_evm_chain)
     return [p, x, c]

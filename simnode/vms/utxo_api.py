@@ -29,7 +29,8 @@ ChainLookup = Callable[[str], bytes | None]
 
 @dataclass(frozen=True, slots=True)
 class UTXOSet:
-    """UTXOs to page over: the IDs an address owns (ascending, strictly after an ID if given), and bytes by ID."""
+    """UTXOs to page over: the IDs an address owns (newest first; after an ID if given and still there, else
+    from the newest: utxo_order.py), and bytes by ID."""
 
     ids_of: Callable[[bytes, bytes | None], Iterable[bytes]]
     get: Callable[[bytes], bytes | None]
@@ -141,7 +142,7 @@ def get_utxos(service: UTXOService, params: dict[str, Any]) -> dict[str, Any]:
 
 def paginate(utxos: UTXOSet, addrs: set[bytes], start_addr: bytes, start_utxo: bytes,
              limit: int) -> tuple[list[tuple[bytes, bytes]], bytes, bytes]:
-    """avax.GetPaginatedUTXOs / GetAtomicUTXOs: addresses in byte order, UTXO IDs ascending within each,
+    """avax.GetPaginatedUTXOs / GetAtomicUTXOs: addresses in byte order, each one's UTXOs newest first,
     each UTXO once; ends with the last address and UTXO *examined* (the start index if none)."""
     page: list[tuple[bytes, bytes]] = []
     seen: set[bytes] = set()

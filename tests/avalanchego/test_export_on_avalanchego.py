@@ -55,9 +55,10 @@ def test_a_scenario_replayed_on_them_ends_as_on_simnode(trial):
     assert trial.replay_real and trial.replay_real == trial.replay_simnode and trial.replay_nodes_agree
 
 
-def test_the_real_c_chain_keys_storage_by_coreths_rule(trial):
-    """Found here: coreth keys a slot with the lowest bit of its first byte cleared, simnode as written,
-    so the two contracts' storage roots differ (every slot reads the same; the export is right)."""
+def test_c_chain_storage_roots_are_the_same_on_the_source_and_the_real_nodes(trial):
+    """coreth keys a slot with the lowest bit of its first byte cleared, and so does simnode's C-Chain
+    (the exported token and NFT have such slots): each alloc account's storage root is the same on
+    simnode and on every real node, and is the root of the alloc's slots under that rule."""
     for c in trial.comparisons:
-        assert sorted(c.root_rule_accounts) == ["0x579253445df3dafcd8bd6d055ec484c3462131ff",
-                                                "0xa1b8d0289d2320097a4e982097eaac9f823b27d7"]
+        assert c.counts["C storage roots"] > 4
+        assert not [d for d in c.differences if "storage root" in d]

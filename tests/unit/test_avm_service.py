@@ -51,9 +51,10 @@ def test_paging_5000_utxos_each_exactly_once():
     seen, calls, last = _page_all(svc, [_addr(ADDR1)])
     assert len(seen) == 5003 and len(set(seen)) == 5003
     assert calls == 6  # 1024 × 4 + 907, then an empty page
-    # Order: UTXO IDs ascending within the address.
-    ids = sorted(u.id for u in mine + shared)
-    assert last["endIndex"] == {"address": _addr(ADDR1), "utxo": id_to_str(ids[-1])}
+    # Order: newest first within the address (AvalancheGo's linked address index), so the last page
+    # ends with the first UTXO put.
+    assert shared[-1].tx_id.hex() in seen[0] and mine[0].tx_id.hex() in seen[-1]
+    assert last["endIndex"] == {"address": _addr(ADDR1), "utxo": id_to_str(mine[0].id)}
     # Default limit 1024, cap 1024.
     assert svc.get_utxos({"addresses": [_addr(ADDR1)]})["numFetched"] == "1024"
     assert svc.get_utxos({"addresses": [_addr(ADDR1)], "limit": 5000})["numFetched"] == "1024"

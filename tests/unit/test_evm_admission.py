@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from simnode.vms.evm.endpoints import build_endpoints
 from simnode.crypto.hashing import keccak256
+from simnode.rpc.jsonrpc import DueReply
 from simnode.vms.evm.evm_chain import EVMChain
 from simnode.vms.evm.raw_tx import decode_raw, read_tx, recover_sender
 from simnode.vms.evm.vmerrors import ChainError
@@ -276,7 +277,7 @@ def test_send_raw_answers_at_once() -> None:
         await asyncio.sleep(0)  # the pending tx from above gets mined
         raw1 = signed(EWOQ, 1)
         out = svc.handle_body_now(_send_body(raw1, 3))
-        assert not isinstance(out, bytes) and c.tx_location(keccak256(raw1)) is None  # the block is queued
+        assert isinstance(out, DueReply) and c.tx_location(keccak256(raw1)) is None  # the block is queued
         out = await out  # the reply waits for it: an acknowledged tx is in a block
         assert c.tx_location(keccak256(raw1)) is not None
         return out

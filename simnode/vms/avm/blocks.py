@@ -4,7 +4,11 @@
 
 Each tx body is a signed tx without its own codec-version prefix. blockID = sha256(bytes).
 The merkle root is never populated (AvalancheGo rejects a non-zero one). The genesis block has
-parent = the Cortina stop vertex ID, height 0, time = the Cortina time, and no txs.
+parent = the Cortina stop vertex ID, height 0, time = the Cortina time, and no txs. A network whose
+upgrades name no stop vertex (local and custom ones) has the one AvalancheGo's Avalanche
+bootstrapper builds on an empty DAG (snow/engine/avalanche/vertex/builder.go BuildStopVertex):
+
+    u16 1 (the stop-vertex codec) | 32 chainID | u64 height 0 | u32 0 parent IDs;  ID = sha256
 """
 
 from __future__ import annotations
@@ -31,6 +35,19 @@ class StandardBlock:
     txs: tuple[Tx, ...] = field(repr=False)
     bytes: bytes = field(repr=False)
     id: builtins.bytes = b""
+
+
+def stop_vertex_id(configured: bytes, chain_id: bytes) -> bytes:
+    """The parent of the X-Chain's first block: the configured Cortina stop vertex, else the one
+    built on an empty DAG (its codec version 1 serializes chain ID, height and parent IDs only)."""
+    if configured != ZERO_ID:
+        return configured
+    w = Writer()
+    w.u16(1)
+    w.raw(chain_id)
+    w.u64(0)
+    w.u32(0)
+    return hashlib.sha256(w.getvalue()).digest()
 
 
 def build_block(parent_id: bytes, height: int, time: int, txs: tuple[Tx, ...] | list[Tx],

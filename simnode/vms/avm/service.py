@@ -7,6 +7,7 @@ outputIndex) as numbers, IDs in cb58, addresses as `X-<hrp>1…`.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from simnode.rpc.jsonrpc import GorillaService, RPCError
@@ -288,7 +289,7 @@ class AVMService:
         def ids_of(address: bytes, after: bytes | None) -> Any:
             vm.touch_addresses((address,), None if own else source_chain)  # on a fork: from the upstream
             return utxos.ids_of(address, after)
-        return utxo_api.UTXOSet(ids_of, utxos.get)
+        return dataclasses.replace(utxos, ids_of=ids_of)
 
     def _all_utxos(self, addr: bytes) -> list[UTXO]:
         self.vm.touch_addresses((addr,))

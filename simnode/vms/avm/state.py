@@ -1,7 +1,8 @@
 """X-Chain state in the node's store, under the chain's prefix (b"X/"):
 
     u<utxoID 32>                 -> UTXO bytes (u16 0 | UTXO, node-api.md §4.2)
-    a<address 20><utxoID 32>     -> b""  address index (one row per owner address)
+    a<address 20><utxoID 32>     -> u64 seq  address index (one row per owner address), and its
+    o<address 20><~seq><utxoID>, N, O   order: newest first, as AvalancheGo lists them (utxo_order.py)
     t<txID 32>                   -> signed tx bytes (accepted txs, genesis asset tx included)
     s<assetID 32>                -> msgpack [name, symbol, denomination, [fx indices]]
     b<blockID 32>                -> block bytes
@@ -19,14 +20,13 @@ from functools import lru_cache
 from typing import Any
 
 from simnode.codec import UTXO
-from simnode.store import Batch, Store, key_suffixes, pack, unpack
-from simnode.vms import atomic
+from simnode.store import Batch, Store, pack, unpack
+from simnode.vms import atomic, utxo_order
 
 from .execute import Effects, owners_of
 from .txs import X_REGISTRY, CreateAssetTx, TxError, utxo_bytes
 
 UTXO_PREFIX = b"u"
-ADDR_PREFIX = b"a"
 TX_PREFIX = b"t"
 ASSET_PREFIX = b"s"
 BLOCK_PREFIX = b"b"
@@ -103,28 +103,26 @@ class ChainState:
         return self.db.get(self.prefix + LAST_ACCEPTED)
 
     def utxo_ids_of(self, address: bytes, after: bytes | None = None) -> Iterator[bytes]:
-        """UTXO IDs owned (in part) by `address`, ascending, strictly after `after` if given."""
-        return key_suffixes(self.db, self.prefix + ADDR_PREFIX + address, after)
+        """UTXO IDs owned (in part) by `address`, newest first, after `after` if it is one (utxo_order.py)."""
+        return utxo_order.ids_of(self.db, self.prefix, address, after)
 
     # -------------------------------------------------------------------- writes (Batch only)
 
     def put_utxo(self, utxo: UTXO) -> None:
         uid = utxo.id
         db = self.db
+        assert isinstance(db, Batch), "writes go to a block's batch"
         db.put(self.prefix + UTXO_PREFIX + uid, utxo_bytes(utxo))
-        idx = self.prefix + ADDR_PREFIX
-        for addr in addresses_of(utxo.out):
-            db.put(idx + addr + uid, b"")
+        utxo_order.add(db, self.prefix, addresses_of(utxo.out), uid)
 
     def delete_utxo(self, utxo_id: bytes) -> None:
         utxo = self.get_utxo(utxo_id)
         if utxo is None:
             return
         db = self.db
+        assert isinstance(db, Batch), "writes go to a block's batch"
         db.delete(self.prefix + UTXO_PREFIX + utxo_id)
-        idx = self.prefix + ADDR_PREFIX
-        for addr in addresses_of(utxo.out):
-            db.delete(idx + addr + utxo_id)
+        utxo_order.remove(db, self.prefix, addresses_of(utxo.out), utxo_id)
 
     def put_tx(self, tx_id: bytes, tx_bytes: bytes) -> None:
         self.db.put(self.prefix + TX_PREFIX + tx_id, tx_bytes)

@@ -26,7 +26,7 @@ from simnode.formats.ids import AVM_VM_ID, ZERO_ID, id_from_str, id_to_str
 from simnode.network import params_for
 from simnode.store import Batch, chain_prefix
 
-from .blocks import StandardBlock, build_block, parse_block
+from .blocks import StandardBlock, build_block, parse_block, stop_vertex_id
 from .execute import execute
 from .state import ChainState
 from .txs import Tx, TxError, parse_tx
@@ -176,7 +176,7 @@ class XChainVM:
         for utxo in g.x_utxos:
             st.put_utxo(utxo)
         upgrades = self.params.upgrades
-        stop_vertex = id_from_str(upgrades.cortina_stop_vertex)
+        stop_vertex = stop_vertex_id(id_from_str(upgrades.cortina_stop_vertex), self.chain_id)
         blk = build_block(stop_vertex, 0, upgrades.cortina, ())
         st.put_block(blk.id, 0, blk.bytes)
         self._index(blk, batch)

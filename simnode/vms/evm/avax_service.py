@@ -5,6 +5,7 @@ registered as `native.*` and served at `/ext/bc/C/native` (the seed documents' n
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from ...rpc.jsonrpc import GorillaService, RPCError
@@ -88,7 +89,7 @@ def _shared_memory(chain: EVMChain, source: bytes) -> utxo_api.UTXOSet:
     def ids_of(address: bytes, after: bytes | None) -> Any:
         chain.fork.atomic_utxos.touch((address,), source)
         return utxos.ids_of(address, after)
-    return utxo_api.UTXOSet(ids_of, utxos.get)
+    return dataclasses.replace(utxos, ids_of=ids_of)
 
 
 def build_avax_service(chain: EVMChain) -> GorillaService:

@@ -467,7 +467,9 @@ def with_blob_base_fee(state: Any, fee: int) -> None:
 
 
 def apply_overrides(state: Any, overrides: Overrides) -> None:
-    """geth's StateOverride.Apply: nonce, code, balance, then the storage replaced or patched."""
+    """geth's StateOverride.Apply: nonce, code, balance, then the storage replaced or patched.
+    `stateDiff` writes as SetState does (on the C-Chain, coreth's key rule: rules.CorethAccountDB);
+    `state` as SetStorage does, each key as written."""
     for address, account in overrides.items():
         if account.nonce is not None:
             state.set_nonce(address, account.nonce)
@@ -479,5 +481,8 @@ def apply_overrides(state: Any, overrides: Overrides) -> None:
             raise ChainError(f"account {checksummed(address)} has both 'state' and 'stateDiff'")
         if account.state is not None:
             state.delete_storage(address)
+            write = state._account_db.set_storage_as_written
+        else:
+            write = state.set_storage
         for slot, value in (account.state or account.state_diff or {}).items():
-            state.set_storage(address, slot, value)
+            write(address, slot, value)

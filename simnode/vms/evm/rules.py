@@ -51,6 +51,7 @@ from .tracing.block_frames import RecordingComputation
 from .headers import BLACKHOLE, ZERO_HASH  # noqa: F401 - the C-Chain's coinbase and zero hash, here for the VM's users
 from .transfer import PLAIN_COMPUTATIONS, TransferFastPathState
 
+STATE_KEY_BIT = 1 << 248  # the lowest bit of a storage key's first byte (coreth's multicoin marker)
 EMPTY_RLP_HASH = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 
 
@@ -133,12 +134,44 @@ class FastAccountDB(AccountDB):
         a = self._get_account(address)
         self._set_account(address, FastAccount(a.nonce + 1, a.balance, a.storage_root, a.code_hash))
 
+    @staticmethod
+    def storage_key(slot: int) -> int:
+        """The key `slot` is stored under in the storage trie (subnet-evm: as written)."""
+        return slot
+
+    def set_storage_as_written(self, address: Address, slot: int, value: int) -> None:
+        """A write keyed as written even where reads and SSTOREs transform keys (geth's
+        StateDB.SetStorage, which eth_call's `state` override uses)."""
+        AccountDB.set_storage(self, address, slot, value)
+
 
 class CorethAccountDB(FastAccountDB):
     """coreth's StateAccount RLP ends with isMultiCoin (libevm extras), so every C-Chain account,
-    and so the state root, has it: false (0x80), as only AVAX crosses to the C-Chain here."""
+    and so the state root, has it: false (0x80), as only AVAX crosses to the C-Chain here.
+
+    coreth keys storage as its StateDB's GetState, GetCommittedState and SetState do (libevm's
+    TransformStateKey hook, extstate.normalizeStateKey): the lowest bit of the slot's first byte
+    cleared, as odd first bytes are its multicoin balances' keys. So every SLOAD, SSTORE (its gas
+    reads current and original values too), eth_getStorageAt, eth_getProof's value and the
+    genesis alloc read or write the even twin; the access list (warm/cold) and eth_getProof's
+    proof keep the key as written, as geth's code there does not go through the hook.
+    subnet-evm registers no such hook: L1 chains keep FastAccountDB's keys as written."""
 
     account_tail = (b"",)
+
+    def get_storage(self, address: Address, slot: int, from_journal: bool = True) -> int:
+        if slot >> 248 & 1:  # no new int unless the bit is set (slot >> 248 is a cached small int)
+            slot ^= STATE_KEY_BIT
+        return AccountDB.get_storage(self, address, slot, from_journal)
+
+    def set_storage(self, address: Address, slot: int, value: int) -> None:
+        if slot >> 248 & 1:
+            slot ^= STATE_KEY_BIT
+        AccountDB.set_storage(self, address, slot, value)
+
+    @staticmethod
+    def storage_key(slot: int) -> int:
+        return slot ^ STATE_KEY_BIT if slot >> 248 & 1 else slot
 
 
 P256_VERIFY = bytes.fromhex("00" * 18 + "0100")  # EIP-7951's P256VERIFY, from Granite

@@ -185,7 +185,7 @@ def _base(b: t.BaseTxFields) -> tuple[int, int, int, int]:
 def tx_complexity(tx: object) -> tuple[int, int, int, int]:
     intrinsic = INTRINSIC.get(type(tx))
     if intrinsic is None:
-        raise UnsupportedTx("unsupported tx type")
+        raise UnsupportedTx("unsupported transaction type")  # fee.ErrUnsupportedTx
     parts = [intrinsic, _base(tx.base)]  # type: ignore[attr-defined]
     if isinstance(tx, (t.AddSubnetValidatorTx, t.RemoveSubnetValidatorTx)):
         parts.append(auth_complexity(tx.subnet_auth))

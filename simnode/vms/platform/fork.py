@@ -29,6 +29,7 @@ from simnode.formats import decode_bytes, id_from_str, id_to_str, node_id_from_s
 from simnode.formats.ids import SUBNET_EVM_VM_ID, ZERO_ID
 from simnode.fork.client import UpstreamAnswerError
 from simnode.store import pack
+from simnode.vms import utxo_order
 from simnode.warp import acp77
 from simnode.warp.keystore import derived_secret_key
 
@@ -37,7 +38,7 @@ from . import txs as t
 from .staker_history import history_add
 from .state import (
     K_UTXO,
-    K_ADDR,
+    PREFIX,
     PRIMARY,
     PRIO_PRIMARY_DELEGATOR,
     PRIO_PRIMARY_VALIDATOR,
@@ -246,7 +247,6 @@ class PlatformFork:
 
         def put_own(batch: Any, uid: bytes, raw: bytes, addrs: tuple[bytes, ...]) -> None:
             batch.put(K_UTXO + uid, raw)
-            for a in addrs:
-                batch.put(K_ADDR + a + uid, b"")
+            utxo_order.add(batch, PREFIX, addrs, uid)
 
         return UTXOFork(self.fork, vm.ctx.store, ZERO_ID, P, "platform", "P", vm.hrp, owners, put_own)

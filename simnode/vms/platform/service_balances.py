@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from simnode.codec import UTXO
@@ -31,7 +32,7 @@ def balance_methods(vm: PlatformVM) -> dict[str, Any]:
     def utxos_from(source_chain: bytes) -> utxo_api.UTXOSet:
         if source_chain != PRIMARY:
             shared = utxo_api.shared_memory_utxos(vm.ctx.store, PRIMARY, source_chain)
-            return utxo_api.UTXOSet(touching(shared.ids_of, source_chain), shared.get)
+            return dataclasses.replace(shared, ids_of=touching(shared.ids_of, source_chain))
         return utxo_api.UTXOSet(touching(vm.state.utxo_ids_of), lambda utxo_id: vm.state.get(K_UTXO + utxo_id))
 
     utxo_service = utxo_api.UTXOService(

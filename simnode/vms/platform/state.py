@@ -7,7 +7,7 @@ one block = one commit.
 
 Keys (after ``P/``):
     u<utxoID>                 UTXO bytes (u16 0 | UTXO)
-    a<addr20><utxoID>         address index
+    a<addr20><utxoID>         address index (u64 seq), with o…, N, O: newest first (utxo_order.py)
     t<txID>                   msgpack [tx bytes, status, height, block time]
     b<blockID> / h<height8>   block bytes / block ID
     m                         chain metadata (height, last block, time, supply, fee states)
@@ -38,7 +38,8 @@ from typing import Any
 
 from simnode.codec import UTXO, OutputOwners, TransferOutput, decode_utxo, encode_utxo
 from simnode.codec.stakeable import StakeableLockOut
-from simnode.store import Batch, Store, key_suffixes, pack, unpack
+from simnode.store import Batch, Store, pack, unpack
+from simnode.vms import utxo_order
 from simnode.warp.validators import WarpSet, canonical_set
 
 from .facts import DELEGATORS, VALIDATORS, BlockFacts
@@ -46,7 +47,6 @@ from .txs import P_REGISTRY
 
 PREFIX = b"P/"
 K_UTXO = PREFIX + b"u"
-K_ADDR = PREFIX + b"a"
 K_TX = PREFIX + b"t"
 K_BLOCK = PREFIX + b"b"
 K_HEIGHT = PREFIX + b"h"
@@ -250,8 +250,7 @@ class State:
         uid = utxo.id
         self.put(K_UTXO + uid, encode_utxo(utxo, P_REGISTRY))
         owners = utxo_owners(utxo.out)
-        for addr in (owners.addresses if owners else ()):
-            self.put(K_ADDR + addr + uid, b"")
+        utxo_order.add(self, PREFIX, owners.addresses if owners else (), uid)
 
     def add_refund(self, utxo: UTXO) -> None:
         """An L1 validator's balance paid back: a UTXO no tx output says, so the block's facts list it."""
@@ -263,11 +262,11 @@ class State:
             return
         self.delete(K_UTXO + utxo_id)
         owners = utxo_owners(utxo.out)
-        for addr in (owners.addresses if owners else ()):
-            self.delete(K_ADDR + addr + utxo_id)
+        utxo_order.remove(self, PREFIX, owners.addresses if owners else (), utxo_id)
 
     def utxo_ids_of(self, address: bytes, after: bytes | None = None) -> Iterator[bytes]:
-        return key_suffixes(self.w if self.w is not None else self.store, K_ADDR + address, after)
+        """Newest first, after `after` if it is one of them (utxo_order.py)."""
+        return utxo_order.ids_of(self.w if self.w is not None else self.store, PREFIX, address, after)
 
     # ----------------------------------------------------------------------------- stakers
 

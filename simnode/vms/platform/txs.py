@@ -56,6 +56,7 @@ EXPORT_TX = 18
 ADVANCE_TIME_TX = 19
 REWARD_VALIDATOR_TX = 20
 REMOVE_SUBNET_VALIDATOR_TX = 23
+TRANSFORM_SUBNET_TX = 24
 ADD_PERMISSIONLESS_VALIDATOR_TX = 25
 ADD_PERMISSIONLESS_DELEGATOR_TX = 26
 SIGNER_EMPTY = 27
@@ -451,6 +452,60 @@ class DisableL1ValidatorTx(UnsignedTx):
 
 
 @dataclass(frozen=True, slots=True)
+class AdvanceTimeTx:
+    """Type 19 (before Banff, the chain time as a proposal): ``u64 time``. It parses; the P-Chain
+    refuses it since Etna when it sizes its fee (fees.tx_complexity)."""
+
+    time: int
+
+    def encode(self, w: Writer, reg: TypeRegistry) -> None:
+        w.u64(self.time)
+
+    @classmethod
+    def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
+        return cls(r.u64())
+
+
+@dataclass(frozen=True, slots=True)
+class TransformSubnetTx:
+    """Type 24 (an Elastic Subnet, before Etna): BaseTx, subnet, asset, supplies, consumption rates,
+    stake bounds, durations, fees, weight factor, uptime, subnet auth. It parses; refused as type 19
+    before anything reads it (so none of the UnsignedTx machinery, JSON forms included, takes it)."""
+
+    base: BaseTxFields
+    subnet_id: bytes
+    asset_id: bytes
+    u64s: tuple[int, ...]  # initial and maximum supply, min/max consumption rate, min/max validator stake
+    min_stake_duration: int
+    max_stake_duration: int
+    min_delegation_fee: int
+    min_delegator_stake: int
+    max_validator_weight_factor: int
+    uptime_requirement: int
+    subnet_auth: Input
+
+    def encode(self, w: Writer, reg: TypeRegistry) -> None:
+        self.base.encode(w, reg)
+        w.fixed_bytes(self.subnet_id, ID_LEN)
+        w.fixed_bytes(self.asset_id, ID_LEN)
+        for v in self.u64s:
+            w.u64(v)
+        for v in (self.min_stake_duration, self.max_stake_duration, self.min_delegation_fee):
+            w.u32(v)
+        w.u64(self.min_delegator_stake)
+        w.u8(self.max_validator_weight_factor)
+        w.u32(self.uptime_requirement)
+        reg.encode_typed(w, self.subnet_auth)
+
+    @classmethod
+    def decode(cls, r: Reader, reg: TypeRegistry) -> Self:
+        base, subnet_id, asset_id = BaseTxFields.decode(r, reg), r.fixed_bytes(ID_LEN), r.fixed_bytes(ID_LEN)
+        u64s = tuple(r.u64() for _ in range(6))
+        durations_fee = (r.u32(), r.u32(), r.u32())
+        return cls(base, subnet_id, asset_id, u64s, *durations_fee, r.u64(), r.u8(), r.u32(), read_auth(r, reg))
+
+
+@dataclass(frozen=True, slots=True)
 class RewardValidatorTx:
     """Type 20: ``32 txID`` of the staker being rewarded (no BaseTx, no credentials)."""
 
@@ -478,8 +533,10 @@ def _registry() -> TypeRegistry:
     reg.register(CREATE_SUBNET_TX, CreateSubnetTx)
     reg.register(IMPORT_TX, ImportTx)
     reg.register(EXPORT_TX, ExportTx)
+    reg.register(ADVANCE_TIME_TX, AdvanceTimeTx)
     reg.register(REWARD_VALIDATOR_TX, RewardValidatorTx)
     reg.register(REMOVE_SUBNET_VALIDATOR_TX, RemoveSubnetValidatorTx)
+    reg.register(TRANSFORM_SUBNET_TX, TransformSubnetTx)
     reg.register(ADD_PERMISSIONLESS_VALIDATOR_TX, AddPermissionlessValidatorTx)
     reg.register(ADD_PERMISSIONLESS_DELEGATOR_TX, AddPermissionlessDelegatorTx)
     reg.register(SIGNER_EMPTY, EmptySigner)
@@ -499,7 +556,7 @@ P_REGISTRY = _registry()
 
 def _parse_unsigned(r: Reader) -> Any:
     tx = P_REGISTRY.decode_typed(r)
-    if not isinstance(tx, (UnsignedTx, RewardValidatorTx)):
+    if not isinstance(tx, (UnsignedTx, RewardValidatorTx, AdvanceTimeTx, TransformSubnetTx)):
         raise not_implemented(type(tx), "txs.UnsignedTx")
     return tx
 

@@ -245,10 +245,12 @@ class PlatformVM:
         fs = self.fee_state_at(when)
         try:
             verify_warp_messages(self, stx.unsigned)
-            if isinstance(stx.unsigned, t.UnsignedTx):
+            try:  # AvalancheGo's block manager sizes every tx first (legacy and proposal types: unsupported)
                 gas = fees.tx_gas(stx.unsigned, self.fee_config)
-                if gas > fs.capacity:
-                    raise TxError(f"tx exceeds current gas capacity: {gas} > {fs.capacity}")
+            except fees.UnsupportedTx as e:
+                raise TxError(f"failed to calculate tx complexity: {e}") from None
+            if gas > fs.capacity:
+                raise TxError(f"tx exceeds current gas capacity: {gas} > {fs.capacity}")
             executor.verify(self, stx, when, fs.price(self.fee_config), pending=self.mempool)
         except TxError as e:
             reason = str(e)
