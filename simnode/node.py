@@ -15,7 +15,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from aiohttp import web
 
@@ -44,6 +44,7 @@ from .vms.platform import service as platform_service
 from .vms.platform.vm import PlatformVM
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 from .signing.aggregator import Aggregator
+from .signing.justify import ChainWarpBackend
 from .startup import load_deferred, short_switch_interval
 from .icm.relayer_account import RELAYER_FUNDS, relayer_address
 from .signing.signer import PlatformValidators, WarpSigner
@@ -52,6 +53,12 @@ from .warp.keystore import Keystore
 log = logging.getLogger("simnode")
 
 _GENESIS_TIME_KEY = META + b"genesis-time"
+
+
+@runtime_checkable
+class _SignsWarp(ChainWarpBackend, Protocol):
+    """A chain whose validators sign its Warp messages and blocks (the EVM chains)."""
+
 
 # /ext/<alias> -> /ext/<target>, as AvalancheGo registers them for the primary chains.
 DEFAULT_ENDPOINT_ALIASES = {"X": "bc/X", "avm": "bc/X", "P": "bc/P", "platform": "bc/P"}
@@ -162,7 +169,7 @@ class Node:
 
     def _sign_for(self, chain: Chain) -> None:
         """An EVM chain's validators sign its accepted messages and blocks (ChainWarpBackend)."""
-        if self.warp_signer is not None and hasattr(chain, "accepted_message"):
+        if self.warp_signer is not None and isinstance(chain, _SignsWarp):
             self.warp_signer.register_chain(chain.chain_id, chain)
             if self.relayer is None:
                 from .relayer import Relayer
@@ -327,19 +334,20 @@ class Node:
         genesis's; the chains then read their state through `self.fork` (simnode/fork). A data
         dir that holds a fork goes on with it (a restart without the flag, `simnode reindex`)."""
         assert self.store is not None
-        if not self.config.fork_url:
+        fork_url = self.config.fork_url
+        if not fork_url:
             from .fork.cache import ForkCache
-            held = ForkCache(self.store).held_url()
-            if held is None:
+            fork_url = ForkCache(self.store).held_url()
+            if fork_url is None:
                 return
-            log.info("the data dir holds a fork of %s: it goes on", held)
-            self.config = self.config.with_(fork_url=held)
+            log.info("the data dir holds a fork of %s: it goes on", fork_url)
+            self.config = self.config.with_(fork_url=fork_url)
         from .fork.errors import ForkError
         from .fork.identity import describe_ids, forked_genesis
         from .fork.session import open_fork
 
         try:
-            self.fork = open_fork(self.store, self.config.fork_url, self.config.fork_block,
+            self.fork = open_fork(self.store, fork_url, self.config.fork_block,
                                   timeout=self.config.fork_timeout, retries=self.config.fork_retries)
         except ForkError as exc:
             raise NodeError(str(exc)) from None

@@ -127,7 +127,7 @@ def find_function(spec: str, abi: list[dict[str, Any]] | None, nargs: int) -> Fu
     if len(cands) > 1:
         cands = [i for i in cands if len(i.get("inputs", [])) == nargs]
     if not cands:
-        names = sorted({i.get("name") for i in abi if i.get("type") == "function"})
+        names = sorted({name for i in abi if i.get("type") == "function" and (name := i.get("name"))})
         raise AbiError(f"the ABI has no function {spec!r} (has: {', '.join(names)})")
     if len(cands) > 1:
         raise AbiError(f"function {spec!r} is overloaded; give its signature")
@@ -224,8 +224,8 @@ def decode_result(outputs: list[str] | None, data: bytes) -> Any:
         values = abi_decode(outputs, data)
     except Exception as exc:  # noqa: BLE001
         raise AbiError(f"cannot decode the result as ({','.join(outputs)}): {exc}") from None
-    values = [_jsonable(v) for v in values]
-    return values[0] if len(values) == 1 else values
+    jsonable = [_jsonable(v) for v in values]
+    return jsonable[0] if len(jsonable) == 1 else jsonable
 
 
 def revert_reason(data: bytes) -> str | None:

@@ -146,11 +146,17 @@ class Aggregator:
         msg: acp77.PChainMessage
         if isinstance(tx, t.ConvertSubnetToL1Tx):
             subnet = tx.subnet_id
-            msg = acp77.SubnetToL1Conversion(state.subnets[subnet].conversion_id)
+            conversion_id = state.subnets[subnet].conversion_id
+            if conversion_id is None:  # accepting the tx set it: the state is inconsistent, an internal error
+                raise RuntimeError(f"subnet {id_to_str(subnet)} was converted but has no conversion id")
+            msg = acp77.SubnetToL1Conversion(conversion_id)
             justification = subnet
         elif isinstance(tx, (t.RegisterL1ValidatorTx, t.SetL1ValidatorWeightTx)):
             signed = parse_signed_message(tx.message)
-            subnet = state.subnet_of_chain(signed.unsigned.source_chain_id)
+            source_subnet = state.subnet_of_chain(signed.unsigned.source_chain_id)
+            if source_subnet is None:  # accepting the tx checked its source chain: an internal error
+                raise RuntimeError(f"the source chain of committed tx {id_to_str(tx_id)} is unknown")
+            subnet = source_subnet
             payload = parse_addressed_call(signed.unsigned.payload).payload
             if isinstance(tx, t.RegisterL1ValidatorTx):
                 msg = acp77.L1ValidatorRegistration(acp77.parse_register_l1_validator(payload).validation_id, True)

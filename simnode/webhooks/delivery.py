@@ -271,7 +271,7 @@ class Deliverer:
         else:
             self.given_up += 1
             log.warning("webhook %s: gave up message %s after %d attempts", webhook_id, msg.message_id,
-                        len(rec["attempts"]))
+                        len(msg.attempts))
 
     # ------------------------------------------------------------------ what the explorer shows
 

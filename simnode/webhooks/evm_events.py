@@ -20,9 +20,8 @@ import orjson
 from ..crypto.hashing import keccak256
 from ..index.evm.layout import ERC20, ERC721, FRAME_KINDS, space
 from ..index.keys import marker
-from ..index.evm.rows import decode_tx, log_transfers
+from ..index.evm.rows import decode_tx, log_transfers, tx_fields
 from ..store import Batch, unpack
-from ..vms.evm import rlpcodec
 from ..vms.evm.headers import decoded_header
 from .records import ADDRESS_ACTIVITY, Webhook, message_id
 
@@ -210,7 +209,7 @@ class _TxBlock:
 
 
 def access_list(raw: bytes) -> list[dict[str, Any]]:
-    fields = rlpcodec.decode(raw[1:])
+    fields = tx_fields(raw[1:])
     entries = fields[7] if raw[0] == 1 else fields[8]
     return [{"accessAddresses": checksum(a), "storageKeys": [hex0x(k) for k in keys]} for a, keys in entries]
 

@@ -30,7 +30,7 @@ from ...index.primary.platform import capacity
 from ...vms.platform import rewards as prewards
 from ...vms.platform.vm import l1_balance
 from ..info import NODE_VERSION
-from .context import NULL, RequestContext
+from .context import NO_INDEX_PRIMARY, NULL, RequestContext
 from .errors import bad_request
 from .params import decimal
 from .primary import (Assets, addresses_json, chain_id, hex0x, index_on, listing, node, parse_addresses, parse_id,
@@ -329,9 +329,8 @@ def avax(n_avax: int) -> str:
 
 
 def supply(ctx: RequestContext) -> dict[str, Any]:
-    index_on(ctx)
+    db = ctx.indexed_store(NO_INDEX_PRIMARY)
     node_ = ctx.node
-    db = node_.store
     vm = primary_chain(ctx, P_CHAIN)
     cchain = primary_chain(ctx, C_CHAIN)
     from ...vms.evm.headers import BLACKHOLE  # the C-Chain's coinbase: its balance is every fee the EVM burned

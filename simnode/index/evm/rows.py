@@ -46,12 +46,20 @@ def decode_tx(raw: bytes) -> tuple[int, int, int, bytes, int, bytes, int | None,
     """(type, nonce, gas, to, value, input, maxFeePerGas, maxPriorityFeePerGas) of a legacy,
     EIP-2930 or EIP-1559 tx as the chain accepted it (the fee caps are None before type 2)."""
     if raw[0] >= 0xC0:
-        f = rlpcodec.decode(raw)
+        f = tx_fields(raw)
         return 0, _int(f[0]), _int(f[2]), f[3], _int(f[4]), f[5], None, None
-    f = rlpcodec.decode(raw[1:])
+    f = tx_fields(raw[1:])
     if raw[0] == 1:
         return 1, _int(f[1]), _int(f[3]), f[4], _int(f[5]), f[6], None, None
     return raw[0], _int(f[1]), _int(f[4]), f[5], _int(f[6]), f[7], _int(f[3]), _int(f[2])
+
+
+def tx_fields(payload: bytes) -> list:
+    """The RLP list of a tx's fields (a tx the chain accepted is always a list)."""
+    f = rlpcodec.decode(payload)
+    if not isinstance(f, list):
+        raise ValueError("tx payload is not an RLP list")
+    return f
 
 
 def _int(b: bytes) -> int:

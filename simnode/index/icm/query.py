@@ -84,8 +84,9 @@ def messages(db: Readable, limit: int, cursor: bytes | None = None, *, source: b
              receiver: bytes | None = None, address: bytes | None = None) -> Page[IcmMessage]:
     """Messages newest first (by the time the list first saw them), every given filter applied;
     the table scanned is the narrowest one a filter names."""
-    if address is not None or sender is not None or receiver is not None:
-        prefix = BY_ADDRESS + (address if address is not None else sender if sender is not None else receiver)
+    party = address if address is not None else sender if sender is not None else receiver
+    if party is not None:
+        prefix = BY_ADDRESS + party
     elif source is not None:
         prefix = BY_SOURCE + source
     elif destination is not None:

@@ -166,7 +166,7 @@ _UNION_VALUES: dict[str, Callable[[Sequence], Number]] = {
 
 
 def _chain_records(db: Readable, sp: MetricSpace, interval: int, oldest: int, newest: int,
-                   carry: bool) -> list[tuple[int, list]]:
+                   carry: bool) -> list[tuple[int, tuple]]:
     """A chain's bucket records in [oldest, newest], and (carry) the last one before `oldest`,
     newest first."""
     prefix = sp.buckets + u8(interval)
@@ -182,7 +182,7 @@ def _chain_records(db: Readable, sp: MetricSpace, interval: int, oldest: int, ne
     return out
 
 
-def _carried(metric: str, at: int, found: tuple[int, list] | None) -> int:
+def _carried(metric: str, at: int, found: tuple[int, tuple] | None) -> int:
     """cumulativeTxCount/cumulativeContracts of one chain at bucket `at`, from its last record at or
     before it (0 before its first)."""
     if found is None:
@@ -201,15 +201,15 @@ def union_series(db: Readable, chain_ids: Iterable[bytes], metric: str, interval
     if not rows:
         return Series((), None)
     if metric in _UNION_VALUES:
-        value = _UNION_VALUES[metric]
-        return Series(tuple(Point(t, value(_record(raw))) for t, raw in rows), nxt)
+        of_record = _UNION_VALUES[metric]
+        return Series(tuple(Point(t, of_record(_record(raw))) for t, raw in rows), nxt)
     stamps = [t for t, _ in rows]
     carry = metric in _CARRIED
     per_chain = [_chain_records(db, chain_metrics(cid), interval, stamps[-1], stamps[0], carry) for cid in chain_ids]
     positions = [0] * len(per_chain)
     points = []
     for t in stamps:  # newest first: each chain's records are walked once, in step
-        at: list[tuple[int, list] | None] = []
+        at: list[tuple[int, tuple] | None] = []
         for i, recs in enumerate(per_chain):
             j = positions[i]
             while j < len(recs) and recs[j][0] > t:
@@ -252,8 +252,9 @@ class _ChainWindow:
         if self.last is None:
             return 0
         value = self.last.rec[field]
-        base = self.before.rec[field] if self.before is not None else (b"" if wei else 0)
-        return _n(value) - _n(base) if wei else value - base
+        if wei:  # a big-endian byte string
+            return _n(value) - _n(self.before.rec[field] if self.before is not None else b"")
+        return value - (self.before.rec[field] if self.before is not None else 0)
 
     def per_second(self, field: int) -> Number:
         """The window's txs (K_CUM_TXS) or gas (K_CUM_GAS) per second since the block before it."""
@@ -264,18 +265,20 @@ class _ChainWindow:
             hit = next(iter(self.db.iterate(self.sp.marks)), None)
             if hit is None:
                 return 0
-            ref = _mark((hit[0][len(self.sp.marks):], hit[1]))
+            ref = _Mark(num(hit[0][len(self.sp.marks):len(self.sp.marks) + 8]), unpack(hit[1]))
         return _avg_over_time(self.last.rec[field] - ref.rec[field], ref.ms, self.last.ms)
 
     def maxima(self) -> tuple[int, tuple[int, int], tuple[int, int]]:
         """(max gas price, max tps and max gps as (numerator, denominator)) over the window."""
-        best = [0, (0, 0), (0, 0)]
+        best_price = 0
+        best_rates = [(0, 0), (0, 0)]  # tps, gps
 
         def take(price: int, tps: tuple[int, int], gps: tuple[int, int]) -> None:
-            best[0] = max(best[0], price)
-            for i, r in ((1, tps), (2, gps)):
-                if r[1] and (best[i][1] == 0 or r[0] * best[i][1] > best[i][0] * r[1]):
-                    best[i] = r
+            nonlocal best_price
+            best_price = max(best_price, price)
+            for i, r in ((0, tps), (1, gps)):
+                if r[1] and (best_rates[i][1] == 0 or r[0] * best_rates[i][1] > best_rates[i][0] * r[1]):
+                    best_rates[i] = r
 
         def take_buckets(interval: int, lo: int | None, hi: int | None) -> None:
             prefix = self.sp.buckets + u8(interval)
@@ -288,7 +291,7 @@ class _ChainWindow:
 
         if self.since is None:
             take_buckets(buckets.MONTH, None, None)
-            return best[0], best[1], best[2]
+            return best_price, best_rates[0], best_rates[1]
         s0 = -(-self.since // 1000)
         h1 = buckets.bucket_start(buckets.HOUR, s0)
         h1 = h1 if h1 == s0 else buckets.next_start(buckets.HOUR, h1)
@@ -309,7 +312,7 @@ class _ChainWindow:
         take_buckets(buckets.HOUR, h1, d1)
         take_buckets(buckets.DAY, d1, m1)
         take_buckets(buckets.MONTH, m1, None)
-        return best[0], best[1], best[2]
+        return best_price, best_rates[0], best_rates[1]
 
     def distinct(self, role: int) -> set[bytes]:
         """The addresses active (role ACTIVE) or sending (SENDER) in the window (hour markers)."""
@@ -352,8 +355,7 @@ def _window_value(db: Readable, chain_ids: list[bytes], metric: str, since_ms: i
         maxima = [w.maxima() for w in windows]
         if metric == "maxGasPrice":
             return max((m[0] for m in maxima), default=0)
-        i = 1 if metric == "maxTps" else 2
-        return sum(_ratio(*m[i]) for m in maxima)
+        return sum(_ratio(*(m[1] if metric == "maxTps" else m[2])) for m in maxima)
     if metric in ("activeAddresses", "activeSenders"):
         role = SENDER if metric == "activeSenders" else ACTIVE
         found: set[bytes] = set()

@@ -27,7 +27,9 @@ import rlp
 from eth.constants import BLANK_ROOT_HASH, EMPTY_SHA3
 from eth.db.account import AccountDB
 from eth.db.storage import AccountStorageDB
+from eth.vm.base import VM
 from eth.vm.interrupt import MissingStorageTrieNode
+from eth_typing import Address
 from eth_utils import int_to_big_endian
 
 from ...crypto.hashing import keccak256
@@ -60,7 +62,9 @@ def _u64(n: int) -> bytes:
 
 def header_from_json(block: dict, coreth: bool) -> Header:
     """The header an eth_getBlockBy* answer describes (RPCMarshalHeader's fields)."""
-    opt = lambda key: None if block.get(key) is None else _q(block[key])  # noqa: E731
+    def opt(key: str) -> int | None:
+        return None if block.get(key) is None else _q(block[key])
+
     return Header(
         parent_hash=_b(block["parentHash"]), uncles_hash=_b(block["sha3Uncles"]), coinbase=_b(block["miner"]),
         state_root=_b(block["stateRoot"]), transaction_root=_b(block["transactionsRoot"]),
@@ -236,7 +240,7 @@ def fork_account_db_class(base: type, state: ForkState) -> type:
     class ForkAccountDB(base):  # type: ignore[misc]
         fork_state = state
 
-        def _get_encoded_account(self, address: bytes, from_journal: bool = True) -> bytes:
+        def _get_encoded_account(self, address: Address, from_journal: bool = True) -> bytes:
             encoded = AccountDB._get_encoded_account(self, address, from_journal)
             if encoded:
                 return b"" if encoded == TOMBSTONE else encoded
@@ -256,7 +260,7 @@ def fork_account_db_class(base: type, state: ForkState) -> type:
             except KeyError:
                 return state.code(code_hash)
 
-        def _get_address_store(self, address: bytes) -> Any:
+        def _get_address_store(self, address: Address) -> Any:
             store = self._account_stores.get(address)
             if store is None:
                 root = self._get_storage_root(address)
@@ -275,6 +279,8 @@ def fork_account_db_class(base: type, state: ForkState) -> type:
 def fork_vm_class(base_vm: type, state: ForkState) -> type:
     """`base_vm` reading the upstream's state where the fork's own trie has nothing, and the
     upstream's block hashes up to the fork block."""
+    if not issubclass(base_vm, VM):
+        raise TypeError(f"{base_vm.__name__} is not a py-evm VM class")
     base_state = base_vm._state_class
     account_db = fork_account_db_class(base_state.account_db_class, state)
     state_class = type(f"Fork{base_state.__name__}", (base_state,), {"account_db_class": account_db})

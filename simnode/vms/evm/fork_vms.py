@@ -16,7 +16,9 @@ import functools
 from typing import Any
 
 from eth._utils.address import force_bytes_to_address
+from eth.abc import ComputationAPI, MessageAPI, StateAPI, TransactionContextAPI
 from eth.vm.forks.paris.computation import ParisComputation
+from eth.vm.base import VM
 from eth.vm.forks.shanghai.computation import ShanghaiComputation
 
 from .tracing.block_frames import recording_opcodes
@@ -27,35 +29,33 @@ SHANGHAI, PARIS = "Shanghai", "Paris"
 POINT_EVALUATION = force_bytes_to_address(b"\x0a")  # EIP-4844's precompile, from Cancun
 
 
-def _before_durango(cls: type) -> type:
-    """Paris's rules where Shanghai's computation adds its own."""
+def _before_durango() -> dict[str, Any]:
+    """Paris's rules where Shanghai's computation adds its own (class attributes of the computation)."""
 
-    def __init__(self: Any, state: Any, message: Any, transaction_context: Any) -> None:
+    def __init__(self: ParisComputation, state: StateAPI, message: MessageAPI,
+                 transaction_context: TransactionContextAPI) -> None:
         ParisComputation.__init__(self, state, message, transaction_context)  # no warm coinbase
 
-    def validate_create_message(_cls: type, _message: Any) -> None:
+    def validate_create_message(_cls: type[ComputationAPI], _message: MessageAPI) -> None:
         return None  # no initcode size limit
 
-    def consume_initcode_gas_cost(_cls: type, _computation: Any) -> None:
+    def consume_initcode_gas_cost(_cls: type[ComputationAPI], _computation: ComputationAPI) -> None:
         return None  # no initcode gas
 
-    cls.__init__ = __init__  # type: ignore[misc]
-    cls.validate_create_message = classmethod(validate_create_message)
-    cls.consume_initcode_gas_cost = classmethod(consume_initcode_gas_cost)
-    return cls
+    return {"__init__": __init__, "validate_create_message": classmethod(validate_create_message),
+            "consume_initcode_gas_cost": classmethod(consume_initcode_gas_cost)}
 
 
 @functools.cache
-def vm_before(base_vm: type, fork: str) -> type:
+def vm_before(base_vm: type[VM], fork: str) -> type[VM]:
     """`base_vm` (a Cancun VM class of rules.py) running `fork`'s rules (SHANGHAI or PARIS)."""
     state = base_vm.get_state_class()
     base = state.computation_class
     table = (ShanghaiComputation if fork == SHANGHAI else ParisComputation).opcodes
     precompiles = {a: fn for a, fn in base._precompiles.items() if a != POINT_EVALUATION}
     computation = type(f"{base.__name__}{fork}", (base,), {"opcodes": recording_opcodes(table),
-                                                            "_precompiles": precompiles})
-    if fork == PARIS:
-        _before_durango(computation)
+                                                            "_precompiles": precompiles,
+                                                            **(_before_durango() if fork == PARIS else {})})
     PLAIN_COMPUTATIONS.add(computation)  # a message to an account without code runs none
     return base_vm.configure(__name__=f"{base_vm.__name__}{fork}",
                              _state_class=state.configure(__name__=f"{state.__name__}{fork}",
@@ -63,7 +63,7 @@ def vm_before(base_vm: type, fork: str) -> type:
 
 
 @functools.cache
-def vm_before_granite(base_vm: type) -> type:
+def vm_before_granite(base_vm: type[VM]) -> type[VM]:
     """`base_vm` without Granite's P256VERIFY precompile (coreth's and subnet-evm's Granite adds it)."""
     state = base_vm.get_state_class()
     base = state.computation_class
@@ -84,5 +84,7 @@ def with_granite(forks: tuple[tuple[int, type], ...], base_vm: type,
     out = []
     for t in times:
         vm = [v for start, v in steps if start <= t][-1]
+        if not issubclass(vm, VM):
+            raise TypeError(f"{vm.__name__} is not a py-evm VM class")
         out.append((t, vm if granite is not None and t >= granite else vm_before_granite(vm)))
     return tuple(out)

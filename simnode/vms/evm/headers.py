@@ -138,11 +138,12 @@ class Header:
         fixed = 16 if coreth else 15
         head = items[:fixed]
         tail: list[Any] = items[fixed:]
-        names = ("base_fee_per_gas", "ext_data_gas_used", "block_gas_cost", "blob_gas_used", "excess_blob_gas",
-                 "parent_beacon_block_root", "timestamp_ms", "min_delay_excess")
+        names: tuple[str, ...] = ("base_fee_per_gas", "ext_data_gas_used", "block_gas_cost", "blob_gas_used",
+                                  "excess_blob_gas", "parent_beacon_block_root", "timestamp_ms", "min_delay_excess")
         if not coreth:
             names = names[:1] + names[2:]
-        optional = {name: (v if name == "parent_beacon_block_root" else _int(v)) for name, v in zip(names, tail)}
+        optional: dict[str, Any] = {name: (v if name == "parent_beacon_block_root" else _int(v))  # bytes | int
+                                    for name, v in zip(names, tail)}
         return cls(head[0], head[1], head[2], head[3], head[4], head[5], _int(head[6]), _int(head[7]), _int(head[8]),
                    _int(head[9]), _int(head[10]), _int(head[11]), head[12], head[13], head[14],
                    head[15] if coreth else None, **optional)
@@ -313,7 +314,7 @@ def evm_header(header: Header, **changes: Any) -> CancunBlockHeader:
     module: the index and the webhooks read headers before (or without) any EVM execution."""
     from eth.vm.forks.cancun.headers import CancunBlockHeader
 
-    fields = dict(
+    fields: dict[str, Any] = dict(  # Any: py-evm's field types, and `changes` override any of them
         parent_hash=header.parent_hash, uncles_hash=header.uncles_hash, coinbase=header.coinbase,
         state_root=header.state_root, transaction_root=header.transaction_root, receipt_root=header.receipt_root,
         bloom=header.bloom, difficulty=header.difficulty, block_number=header.block_number,

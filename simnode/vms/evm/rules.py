@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
 from eth._utils.address import generate_contract_address
 from eth.abc import BlockAPI, BlockHeaderAPI, MessageAPI, SignedTransactionAPI
@@ -42,6 +42,7 @@ from eth.vm.forks.cancun import CancunVM
 from eth.vm.forks.cancun.constants import BLOB_TX_TYPE
 from eth.vm.forks.cancun.state import CancunTransactionExecutor
 from eth.vm.message import Message
+from eth.vm.forks.cancun.transactions import BlobTransaction
 from eth_typing import Address, Hash32
 from eth_utils import ExtendedDebugLogger, ValidationError, get_extended_debug_logger
 
@@ -96,7 +97,7 @@ class FastAccountDB(AccountDB):
     make_state_root = speedups.batched_make_state_root
     account_tail: tuple[bytes, ...] = ()  # account fields after Ethereum's four
 
-    def _get_account(self, address: bytes, from_journal: bool = True) -> Account:
+    def _get_account(self, address: Address, from_journal: bool = True) -> Account:
         # py-evm's, with the account RLP decoded by rlpcodec instead of pyrlp's sedes
         if from_journal:
             cached = self._account_cache.get(address)
@@ -108,29 +109,29 @@ class FastAccountDB(AccountDB):
             self._account_cache[address] = account
         return account
 
-    def _set_account(self, address: bytes, account: Account) -> None:
+    def _set_account(self, address: Address, account: Account) -> None:
         self._account_cache[address] = account
         self._journaltrie[address] = account_rlp(account, self.account_tail)
 
-    def _set_storage_root(self, address: bytes, new_storage_root: bytes) -> None:
+    def _set_storage_root(self, address: Address, new_storage_root: Hash32) -> None:
         a = self._get_account(address)
         self._set_account(address, FastAccount(a.nonce, a.balance, new_storage_root, a.code_hash))
 
-    def set_balance(self, address: bytes, balance: int) -> None:
+    def set_balance(self, address: Address, balance: int) -> None:
         if balance < 0 or balance >= 1 << 256:
             super().set_balance(address, balance)  # raises py-evm's ValidationError
             return
         a = self._get_account(address)
         self._set_account(address, FastAccount(a.nonce, balance, a.storage_root, a.code_hash))
 
-    def set_nonce(self, address: bytes, nonce: int) -> None:
+    def set_nonce(self, address: Address, nonce: int) -> None:
         if nonce < 0 or nonce >= 1 << 64:
             super().set_nonce(address, nonce)
             return
         a = self._get_account(address)
         self._set_account(address, FastAccount(nonce, a.balance, a.storage_root, a.code_hash))
 
-    def increment_nonce(self, address: bytes) -> None:
+    def increment_nonce(self, address: Address) -> None:
         a = self._get_account(address)
         self._set_account(address, FastAccount(a.nonce + 1, a.balance, a.storage_root, a.code_hash))
 
@@ -214,6 +215,11 @@ class AvalancheComputation(RecordingComputation):
 PLAIN_COMPUTATIONS.add(AvalancheComputation)
 
 
+# py-evm's Message declares `create_address: Address = None` (None: the message creates nothing);
+# typed as declared once here, not cast per tx
+_NOT_A_CREATE = cast("Address", None)
+
+
 class AvalancheTransactionExecutor(CancunTransactionExecutor):
     def build_evm_message(self, transaction: SignedTransactionAPI) -> MessageAPI:
         """Cancun's, without formatting its debug line while that is off: the line holds the
@@ -223,15 +229,15 @@ class AvalancheTransactionExecutor(CancunTransactionExecutor):
         if state.logger.show_debug2:
             return super().build_evm_message(transaction)
         fee = transaction.gas * state.get_gas_price(transaction)
-        if transaction.type_id == BLOB_TX_TYPE:
-            fee += self.calc_data_fee(transaction)
+        if transaction.type_id == BLOB_TX_TYPE:  # py-evm's type_id does not narrow the tx: it casts too
+            fee += self.calc_data_fee(cast("BlobTransaction", transaction))
         state.delta_balance(transaction.sender, -fee)
         state.increment_nonce(transaction.sender)
         if transaction.to == CREATE_CONTRACT_ADDRESS:
             contract_address = generate_contract_address(transaction.sender, state.get_nonce(transaction.sender) - 1)
             data, code, delegation = b"", transaction.data, None
         else:
-            contract_address, data = None, transaction.data
+            contract_address, data = _NOT_A_CREATE, transaction.data
             code, delegation = self.get_code_at_address(transaction.to)
         return Message(gas=transaction.gas - transaction.intrinsic_gas, to=transaction.to, sender=transaction.sender,
                        value=transaction.value, data=data, code=code, create_address=contract_address,
@@ -283,7 +289,7 @@ class AvalancheVM(CancunVM):
         return None
 
     @property
-    def previous_hashes(self) -> Iterator[bytes]:
+    def previous_hashes(self) -> Iterator[Hash32]:
         """The 256 ancestors' hashes for BLOCKHASH, parent first: the chain's canonical entries."""
         number = self.get_header().block_number
         canonical = self.chaindb.get_canonical_block_hash

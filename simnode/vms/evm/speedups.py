@@ -21,7 +21,8 @@ Used by rules.FastAccountDB:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 import rlp
 import trie.hexary as _hexary
@@ -30,6 +31,7 @@ from eth.constants import BLANK_ROOT_HASH
 from eth.db.account import AccountDB
 from eth.db.storage import AccountStorageDB
 from eth.vm.interrupt import MissingAccountTrieNode, MissingStorageTrieNode
+from eth_typing import Address, Hash32
 from trie.constants import (BLANK_NODE, BLANK_NODE_HASH, NODE_TYPE_BLANK, NODE_TYPE_BRANCH, NODE_TYPE_EXTENSION,
                             NODE_TYPE_LEAF)
 from trie.exceptions import MissingTrieNode
@@ -151,17 +153,20 @@ def _commit_storage(store: AccountStorageDB) -> None:
         try:
             write_trie.root_hash = commit_updates(lookup._trie_nodes_batch, write_trie.root_hash, updates)
         except MissingTrieNode as exc:
-            raise MissingStorageTrieNode(exc.missing_node_hash, lookup._starting_root_hash, exc.requested_key,
-                                         exc.prefix, store._address) from exc
+            raise MissingStorageTrieNode(Hash32(exc.missing_node_hash), lookup._starting_root_hash,
+                                         Hash32(exc.requested_key), exc.prefix, store._address) from exc
     locked.reset()
     store._storage_cache.reset_cache()  # it may hold slot values read before these writes
 
 
-def batched_make_state_root(self: AccountDB) -> bytes:
+def batched_make_state_root(self: AccountDB) -> Hash32:
     """AccountDB.make_state_root with batched trie commits. The new account-trie nodes go where
     py-evm's squashed HexaryTrie puts them, `_batchtrie`, which persist() flushes; storage-trie
     nodes go to each StorageLookup's `_trie_nodes_batch`, which store.persist() flushes."""
-    for _address, store in self._dirty_account_stores():
+    # py-evm declares the stores as AccountStorageDatabaseAPI; AccountDB (and fork_state's
+    # subclass) only ever makes AccountStorageDB ones, whose internals _commit_storage batches
+    dirty = cast("Iterable[tuple[Address, AccountStorageDB]]", self._dirty_account_stores())
+    for _address, store in dirty:
         _commit_storage(store)
     for address, storage_root in self._get_changed_roots():
         if self.account_exists(address) or storage_root != BLANK_ROOT_HASH:
@@ -169,13 +174,13 @@ def batched_make_state_root(self: AccountDB) -> bytes:
     self._journaldb.persist()
     diff = self._journaltrie.diff()
     updates = {keccak256(address): rlp_account for address, rlp_account in diff.pending_items()}
-    for address in diff.deleted_keys():
-        updates[keccak256(address)] = b""
+    for deleted in diff.deleted_keys():
+        updates[keccak256(deleted)] = b""
     if updates:
         try:
             self._trie.root_hash = commit_updates(self._batchtrie, self._trie.root_hash, updates)
         except MissingTrieNode as exc:
-            raise MissingAccountTrieNode(exc.missing_node_hash, self._root_hash_at_last_persist,
+            raise MissingAccountTrieNode(Hash32(exc.missing_node_hash), self._root_hash_at_last_persist,
                                          exc.requested_key) from exc
     self._journaltrie.reset()
     self._trie_cache.reset_cache()

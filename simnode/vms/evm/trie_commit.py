@@ -20,8 +20,11 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Iterator, Mapping, MutableMapping
+from typing import Literal
 
+from eth_typing import Hash32
 from trie.exceptions import MissingTrieNode
+from trie.typing import Nibbles
 
 from ...crypto.hashing import keccak256
 from .db import StoreKV
@@ -29,6 +32,7 @@ from .rlpcodec import decode, encode
 
 Node = list  # a decoded trie node (see the module docstring)
 Ref = bytes | list  # how a parent points at a child: b"", a 32-byte hash, or an embedded node
+MaybeNode = Node | Literal[b""]  # a subtree as the walk builds it: b"" when it holds no key
 
 BLANK_ROOT = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 HEX = "0123456789abcdef"
@@ -94,8 +98,8 @@ class _MissingNode(Exception):
 
 
 def _child(db: Mapping[bytes, bytes], cache: NodeCache | None, ref: Ref, key: str,
-           depth: int) -> Node | bytes:
-    if type(ref) is list or not ref:
+           depth: int) -> MaybeNode:
+    if type(ref) is not bytes or not ref:  # an embedded node or none (a ref is a list or bytes)
         return ref
     try:
         return cached_node(db, cache, ref)
@@ -178,13 +182,13 @@ def _build(db: MutableMapping[bytes, bytes], cache: NodeCache | None, items: Ite
 
 
 def _build_live(db: MutableMapping[bytes, bytes], cache: NodeCache | None, items: Items, lo: int, hi: int,
-                depth: int) -> Node | bytes:
+                depth: int) -> MaybeNode:
     live = [item for item in items[lo:hi] if item[1]]
     return _build(db, cache, live, 0, len(live), depth) if live else b""
 
 
 def _extend(db: MutableMapping[bytes, bytes], cache: NodeCache | None, path: str,
-            child: Node | bytes) -> Node | bytes:
+            child: MaybeNode) -> MaybeNode:
     """An extension `path` over `child`, collapsed the way py-trie does."""
     if not child:
         return b""
@@ -194,7 +198,7 @@ def _extend(db: MutableMapping[bytes, bytes], cache: NodeCache | None, path: str
 
 
 def _finish_branch(db: MutableMapping[bytes, bytes], cache: NodeCache | None, base: Node,
-                   new: dict[int, Node | bytes], key: str, depth: int) -> Node | bytes:
+                   new: dict[int, MaybeNode], key: str, depth: int) -> MaybeNode:
     """The branch `base` with children `new` replaced (not yet referenced); a branch left with one
     child becomes a leaf/extension, one left with none disappears."""
     live = [i for i in range(16) if (new[i] if i in new else base[i])]
@@ -217,14 +221,14 @@ def _finish_branch(db: MutableMapping[bytes, bytes], cache: NodeCache | None, ba
     return [_extension_path(HEX[i]), base[i]]
 
 
-def _update(db: MutableMapping[bytes, bytes], cache: NodeCache | None, node: Node | bytes, items: Items,
-            lo: int, hi: int, depth: int) -> Node | bytes:
+def _update(db: MutableMapping[bytes, bytes], cache: NodeCache | None, node: MaybeNode, items: Items,
+            lo: int, hi: int, depth: int) -> MaybeNode:
     """`node` (at `depth` nibbles) with items[lo:hi] applied; the result is not yet referenced
     (its parent decides whether it survives a collapse)."""
     if not node:
         return _build_live(db, cache, items, lo, hi, depth)
     key = items[lo][0]
-    new: dict[int, Node | bytes] = {}
+    new: dict[int, MaybeNode] = {}
     if len(node) == 17:
         for nibble, i, j in _groups(items, lo, hi, depth):
             child = _child(db, cache, node[nibble], items[i][0], depth + 1)
@@ -281,7 +285,8 @@ def commit_updates(db: MutableMapping[bytes, bytes], root_hash: bytes,
         new_root = _update(db, cache, root, items, 0, len(items), 0)
     except _MissingNode as exc:
         prefix = tuple(_NIBBLE[c] for c in exc.key[: exc.depth])
-        raise MissingTrieNode(exc.node_hash, root_hash, bytes.fromhex(exc.key), prefix) from None
+        raise MissingTrieNode(Hash32(exc.node_hash), Hash32(root_hash), bytes.fromhex(exc.key),
+                              Nibbles(prefix)) from None
     if not new_root:
         return BLANK_ROOT
     enc = encode(new_root)  # the root is stored under its hash even when shorter than 32 bytes

@@ -17,13 +17,23 @@ An empty set is the base class itself: nothing added, nothing to pay.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol, cast
 
+from eth.vm.base import VM
+from eth_typing import Address
+from eth.abc import ComputationAPI
 from eth.vm.spoof import SpoofTransaction
 from eth_utils import ValidationError
 
 from ..transfer import PLAIN_COMPUTATIONS
 from .contract import Module, PrecompileError, make_runner
+
+class _SuppressesVMError(Protocol):
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, *exc_info: object) -> bool: ...
+
 
 _CACHE: dict[tuple[type, tuple[Module, ...]], type] = {}
 
@@ -39,6 +49,8 @@ def vm_class_for(base_vm: type, modules: tuple[Module, ...]) -> type:
 
 
 def _build(base_vm: type, modules: tuple[Module, ...]) -> type:
+    if not issubclass(base_vm, VM):
+        raise TypeError(f"{base_vm.__name__} is not a py-evm VM class")
     base_state = base_vm._state_class
     computation = _computation_class(base_state.computation_class, modules)
     tx_checks = tuple(m.check_tx for m in modules if m.check_tx is not None)
@@ -64,11 +76,14 @@ def _build(base_vm: type, modules: tuple[Module, ...]) -> type:
     return type(f"{base_vm.__name__}With{name}", (base_vm,), {"_state_class": state})
 
 
-def _computation_class(base: type, modules: tuple[Module, ...]) -> type:
-    precompiles = {**base.get_precompiles(), **{m.address: make_runner(m) for m in modules}}
+def _computation_class(base: type[ComputationAPI], modules: tuple[Module, ...]) -> type:
+    precompiles: dict[Address, Callable[[ComputationAPI], object]] = {
+        **base.get_precompiles(), **{Address(m.address): make_runner(m) for m in modules}}
     create_checks = tuple(m.check_create for m in modules if m.check_create is not None)
 
-    class PrecompileComputation(base):  # type: ignore[misc]
+    dynamic_base: type = base  # a class built at run time: mypy takes it as a base only as a plain type
+
+    class PrecompileComputation(dynamic_base):  # type: ignore[misc]
         _precompiles = precompiles  # what a message runs
 
         @classmethod
@@ -85,7 +100,9 @@ def _computation_class(base: type, modules: tuple[Module, ...]) -> type:
                     reason = check(state, transaction_context.origin)
                     if reason is not None:
                         computation = cls(state, message, transaction_context)
-                        with computation:  # records the error and uses all the gas
+                        # py-evm declares __exit__ -> None | bool, which mypy reads as never
+                        # suppressing; it returns True for a VMError such as this one
+                        with cast(_SuppressesVMError, computation):  # records the error and uses all the gas
                             raise PrecompileError(reason)
                         return computation
                 return super().apply_create_message(state, message, transaction_context, parent_computation)
