@@ -202,9 +202,9 @@ def config_from_args(args: argparse.Namespace) -> NodeConfig:
 
 
 def ready_line(node: Node) -> str:
-    from .node import node_urls
+    from .api.listening import node_urls
 
-    u = node_urls(node)
+    u = node_urls(node.url)
     return (f"simnode ready: network {node.genesis.network_name} ({node.config.network_id}) at {u['base']} "
             f"- info {u['info']}, X {u['X']}, P {u['P']}, C {u['C']} (ws {u['C_ws']}), "
             f"explorer {u['explorer']}, docs {u['docs']} (core: {compiled.core()})")

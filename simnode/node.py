@@ -10,7 +10,6 @@ import asyncio
 import functools
 import logging
 import shutil
-import socket
 import tempfile
 import threading
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from .api import reset as reset_rpc
 from .api import simnode as simnode_api
 from .api import warp_rpc
 from .api.health import health_endpoints
+from .api.listening import bind_listener, node_urls
 from .api.server import build_app, disabled_endpoint
 from .api.fasthttp import FastSockSite
 from .chain_manager import ChainManager
@@ -438,7 +438,7 @@ class Node:
             app = build_app(self)
             self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
             await self._runner.setup()
-            sock = _bind(self.config.http_host, self.config.http_port)
+            sock = bind_listener(self.config.http_host, self.config.http_port)
             self.port = sock.getsockname()[1]
             site = FastSockSite(self._runner, sock, self)
             await site.start()
@@ -559,7 +559,7 @@ class NodeThread:
 
     @property
     def urls(self) -> dict[str, str]:
-        return node_urls(self.node)
+        return node_urls(self.node.url)
 
     def call(self, fn: Any, *args: Any) -> Any:
         """Run `fn(*args)` on the node's loop (its only thread) and return the result."""
@@ -580,32 +580,3 @@ class NodeThread:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def node_urls(node: Node) -> dict[str, str]:
-    base = node.url
-    return {
-        "base": base,
-        "info": f"{base}/ext/info",
-        "X": f"{base}/ext/bc/X",
-        "P": f"{base}/ext/bc/P",
-        "C": f"{base}/ext/bc/C/rpc",
-        "C_ws": base.replace("http://", "ws://") + "/ext/bc/C/ws",
-        "C_avax": f"{base}/ext/bc/C/avax",
-        "explorer": f"{base}/explorer/",
-        "docs": f"{base}/docs",
-    }
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError as exc:
-        sock.close()
-        raise NodeError(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
-    sock.listen(512)
-    sock.setblocking(False)
-    return sock

@@ -181,7 +181,7 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
             else:
                 self._write_genesis()
         elif self.store.get(self._key(STORAGE_KEY_RULE)) is None:
-            self.db.storage_keys_as_written = True  # type: ignore[attr-defined]  # read by rules.CorethAccountDB
+            self.db.storage_keys_as_written = True  # read by rules.CorethAccountDB
         self.evm = self.chain_class(self.db)
         self._load_head()
         if self.ctx.indexer is not None:
