@@ -2,7 +2,7 @@
 two P-Chain tx types simnode never builds.
 
 K1 receives one UTXO per block (X sends, P base txs, exports from X to P and C and from P to X);
-after each, its UTXOs are read whole and page by page (limit 1, each next page from the real node's
+after each, its UTXOs are read whole and page by page (limit 1, each node's next page from its own
 `endIndex`), on X and P and from shared memory (`sourceChain`), with getBalance's `utxoIDs`; a page
 is also asked from a cursor that is no longer in the list (a UTXO spent since). Then an AdvanceTimeTx
 (type 19) and a TransformSubnetTx (type 24), well formed, go to both through platform.issueTx.
@@ -27,16 +27,18 @@ ADVANCE_TIME_TX, TRANSFORM_SUBNET_TX, SECP_INPUT = 19, 24, 10
 
 
 def _pages(h: Harness, path: str, method: str, params: dict[str, Any], label: str) -> None:
-    """The whole list, then page by page (limit 1) following the real node's endIndex."""
+    """The whole list, then page by page (limit 1), each node paged on by its own endIndex: a cursor
+    inside one tx's outputs means a different place on each (the real node lists them in map order)."""
     h.differ.compare(Call(path, R.req(method, params), label=f"{label} all"))
-    start: dict[str, Any] | None = None
+    starts: list[dict[str, Any] | None] = [None, None]
     for i in range(12):
-        page = dict(params, limit=1, **({"startIndex": start} if start else {}))
-        real, _ = h.differ.compare(Call(path, R.req(method, page), label=f"{label} page {i}"))
-        result = (real or {}).get("result") or {}
-        if result.get("numFetched", "0") == "0":
+        real_page, sim_page = (dict(params, limit=1, **({"startIndex": s} if s else {})) for s in starts)
+        replies = h.differ.compare(Call(path, R.req(method, real_page), label=f"{label} page {i}",
+                                        sim_body=R.req(method, sim_page)))
+        results = [(reply or {}).get("result") or {} for reply in replies]
+        if any(result.get("numFetched", "0") == "0" for result in results):
             return
-        start = result["endIndex"]
+        starts = [result["endIndex"] for result in results]
 
 
 def _reads(h: Harness) -> None:

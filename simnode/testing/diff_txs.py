@@ -122,7 +122,7 @@ def replay_recording(recording: list[dict[str, Any]], sim_url: str) -> Differ:
     chain_of = {path: chain for chain, (path, _) in ISSUE.items()}
     for rec in recording:
         call, real = call_of(rec)
-        sim = send(sim_url, call, call.body)
+        sim = send(sim_url, call, call.sim_body if call.sim_body is not None else call.body)
         differ.compare_replies(call, real, sim)
         method, reply = call.method, sim.json()
         result = reply.get("result") if isinstance(reply, dict) else None

@@ -73,3 +73,34 @@ def test_values_that_follow_from_a_block_time_within_the_bound_only():
         "$.result.validators[0].balance", "$.result.validators[0].potentialReward", "$.result.validators[0].startTime"]
     assert divergences("platform.getCurrentValidators", {"validators": [{"weight": "2000"}]},
                        {"validators": [{"weight": "2001"}]}) == ["$.result.validators[0].weight"]
+
+
+def limited(method: str, limit: int) -> Call:
+    return Call("/ext/bc/X", {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"limit": limit}})
+
+
+def page_divergences(call: Call, real: dict, sim: dict) -> list[str]:
+    differ = Differ("http://real", "http://sim")
+    reply = [Reply(200, "application/json", json.dumps({"jsonrpc": "2.0", "result": r, "id": 1}).encode())
+             for r in (real, sim)]
+    differ.compare_replies(call, reply[0], reply[1])
+    return [d.where for d in differ.divergences]
+
+
+def test_a_full_page_may_stop_at_a_different_output_of_the_same_tx():
+    # live, v1.14.2: a page of limit 1 held output 0 of the newest tx on the real node, output 2 on simnode
+    assert page_divergences(limited("avm.getUTXOs", 1), page([utxo(TX_A, 0)]), page([utxo(TX_A, 2)])) == []
+    real = [utxo(TX_B, 0), utxo(TX_A, 2), utxo(TX_A, 0)]
+    sim = [utxo(TX_B, 0), utxo(TX_A, 0), utxo(TX_A, 1)]
+    assert page_divergences(limited("platform.getUTXOs", 3), page(real), page(sim)) == []
+
+
+def test_a_page_that_is_not_full_or_ends_in_another_tx_or_count_still_diverges():
+    # not full: the whole tx is listed, so its outputs must be the same ones
+    assert page_divergences(limited("avm.getUTXOs", 2), page([utxo(TX_A, 0)]), page([utxo(TX_A, 2)])) != []
+    assert page_divergences(limited("avm.getUTXOs", 1), page([utxo(TX_A, 0)]), page([utxo(TX_B, 0)])) != []
+    real = [utxo(TX_B, 0), utxo(TX_A, 2)]
+    assert page_divergences(limited("avm.getUTXOs", 2), page(real), page([utxo(TX_A, 0), utxo(TX_A, 1)])) != []
+    assert page_divergences(limited("avm.getUTXOs", 2), page(real), page([utxo(TX_B, 1), utxo(TX_A, 1)])) != []
+    # a full page without a limit is 1024 UTXOs; a short one compares its outputs
+    assert page_divergences(limited("avm.getUTXOs", 0), page([utxo(TX_A, 0)]), page([utxo(TX_A, 2)])) != []
