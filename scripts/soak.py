@@ -6,10 +6,13 @@
 
 Starts `python -m simnode run --data-dir DIR` (a fresh temporary directory unless given) on a free
 loopback port, then for `--minutes`:
-  - C-Chain: signed EIP-1559 txs at `--tps` from 8 funded senders: 80% transfers, 15% ERC-20
-    `transfer`s (storage writes) on Token contracts, 5% contract deploys; the max fee is twice the
-    latest base fee plus the tip, read once a second, as wallets offer (the base fee rises under a
-    sustained load: at 40 tx/s it passed a fixed 300 gwei after 36 minutes);
+  - C-Chain: signed EIP-1559 txs at `--tps` from 8 funded senders (each deploys a Token first):
+    87.5% transfers, 10% ERC-20 `transfer`s (storage writes) on those Tokens, 2.5% deploys of a
+    small contract that writes a slot. At 40 tx/s that is ~0.95M gas a second, under the C-Chain's
+    ACP-176 target (1M gas/s), as a devnet's traffic is: above it the base fee grows exponentially
+    with the excess (an earlier mix of 5% Token deploys, ~3M gas/s, had it at ~30 nAVAX/gas after
+    an hour, and the small atomic txs below could no longer pay). The max fee is twice the latest
+    base fee plus the tip, read once a second, as wallets offer; each window prints the base fee;
   - every `--xp-every` seconds one of, in turn: an X-Chain transfer, a P-Chain transfer, an X→C
     export+import, a C→P export+import (the scenario runner's wallets: simnode/scenario/xp.py);
   - `--reads` reads a second (eth_getBalance, eth_getTransactionReceipt, eth_call);
@@ -17,9 +20,9 @@ loopback port, then for `--minutes`:
   - a websocket subscription (newHeads + logs) opened every 10 s and kept for 30 s;
   - an eth_newFilter / eth_newBlockFilter every 5 s, never polled (left to expire).
 Every window prints one line: elapsed minutes, txs acknowledged, RSS (anon/file split), the data
-dir's size, send and read latency p50/p99 in ms, errors. At the end every acknowledged tx is looked
+dir's size, send and read latency p50/p99 in ms, the base fee in gwei, errors. At the end every acknowledged tx is looked
 up (a C tx's receipt, an X/P/atomic tx's status); lost txs are listed and the exit status is 1 when
-any tx was lost or any request failed. Loopback only; the run stops by itself.
+any tx was lost or any request failed (the errors are counted by kind). Loopback only; the run stops by itself.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from collections import Counter
 from pathlib import Path
 
 import aiohttp
@@ -60,6 +64,8 @@ TRANSFER = keccak(b"transfer(address,uint256)")[:4]
 BALANCE_OF = keccak(b"balanceOf(address)")[:4]
 TOKEN = json.loads((ROOT / "tests" / "contracts" / "Token.json").read_text())
 TOKEN_CODE = bytes.fromhex(TOKEN["bytecode"][2:]) + encode(["string", "string", "uint256"], ["Soak", "S", 10**30])
+# CALLER PUSH1 0 SSTORE; PUSH1 1 PUSH1 0 RETURN: writes the deployer into slot 0, leaves a 1-byte code
+SLOT_WRITER_CODE = bytes.fromhex("33600055" "60016000f3")
 
 
 def log(*a: object) -> None:
@@ -108,6 +114,7 @@ class Soak:
         self.keys = [EthAccount.from_key(derive_key(7, f"soak-{i}")) for i in range(SENDERS)]
         self.nonces = [0] * SENDERS
         self.max_fee = 300 * GWEI  # followed by `fees`: the C-Chain's base fee rises under a sustained load
+        self.base_fee = 0
         self._id = 0
         self.tracemalloc = False
 
@@ -162,10 +169,10 @@ class Soak:
         pending: set[asyncio.Task] = set()
         while time.monotonic() < until:
             i = n % SENDERS
-            kind = n % 20
+            kind = n % 40
             if kind == 0:
-                raw = self.sign(i, None, TOKEN_CODE, 1_500_000)
-            elif kind <= 3:
+                raw = self.sign(i, None, SLOT_WRITER_CODE, 100_000)
+            elif kind <= 4:
                 dest = self.keys[(i + 1) % SENDERS].address
                 raw = self.sign(i, self.tokens[i], TRANSFER + encode(["address", "uint256"], [dest, 1 + n]), 80_000)
             else:
@@ -184,7 +191,8 @@ class Soak:
         while time.monotonic() < until:
             try:
                 block = await self.rpc("eth_getBlockByNumber", ["latest", False])
-                self.max_fee = max(300 * GWEI, 2 * int(block["baseFeePerGas"], 16) + GWEI)  # type: ignore[index]
+                self.base_fee = int(block["baseFeePerGas"], 16)  # type: ignore[index]
+                self.max_fee = max(300 * GWEI, 2 * self.base_fee + GWEI)
             except Exception as exc:  # noqa: BLE001 - counted and shown
                 self.stats.errors.append(f"fees: {exc!r}")
             await asyncio.sleep(1)
@@ -342,7 +350,7 @@ def heap_growth(data_dir: Path, first: int, last: int, top: int = 15) -> None:
 async def monitor(soak: Soak, pid: int, data_dir: Path, stats: Stats, window: float, until: float,
                   t0: float) -> list[dict]:
     rows = []
-    log("min   acked  rss_MB anon_MB file_MB  disk_MB  send_p50 send_p99 read_p50 read_p99 errors")
+    log("min   acked  rss_MB anon_MB file_MB  disk_MB  send_p50 send_p99 read_p50 read_p99 basefee errors")
     while time.monotonic() < until:
         await asyncio.sleep(min(window, until - time.monotonic()))
         mem = rss_kb(pid)
@@ -351,7 +359,7 @@ async def monitor(soak: Soak, pid: int, data_dir: Path, stats: Stats, window: fl
                "file_mb": round(mem["RssFile"] / 1024, 1), "disk_mb": round(dir_bytes(data_dir) / 2**20, 1),
                "send_p50": round(pct(stats.send, 50), 2), "send_p99": round(pct(stats.send, 99), 2),
                "read_p50": round(pct(stats.read, 50), 2), "read_p99": round(pct(stats.read, 99), 2),
-               "errors": len(stats.errors)}
+               "base_fee_gwei": round(soak.base_fee / GWEI, 3), "errors": len(stats.errors)}
         heap = await python_heap(soak, data_dir, len(rows))
         if heap is not None:
             row["py_heap_mb"] = round(heap / 2**20, 1)
@@ -359,7 +367,7 @@ async def monitor(soak: Soak, pid: int, data_dir: Path, stats: Stats, window: fl
         print(json.dumps(row), flush=True)
         log(f"{row['minute']:5.1f} {row['acked']:7d} {row['rss_mb']:7.1f} {row['anon_mb']:7.1f} {row['file_mb']:7.1f}"
             f" {row['disk_mb']:8.1f} {row['send_p50']:8.2f} {row['send_p99']:8.2f} {row['read_p50']:8.2f}"
-            f" {row['read_p99']:8.2f} {row['errors']:6d}" + (f" py_heap {row['py_heap_mb']}" if heap is not None else ""))
+            f" {row['read_p99']:8.2f} {row['base_fee_gwei']:7.3f} {row['errors']:6d}" + (f" py_heap {row['py_heap_mb']}" if heap is not None else ""))
         stats.reset()
     return rows
 
@@ -384,16 +392,19 @@ async def run(args: argparse.Namespace, url: str, pid: int, data_dir: Path) -> i
         heap_growth(data_dir, 1, len(rows) - 1)
     blocks = len(soak.c_hashes)
     total = blocks + len(soak.xp_txs)
+    by_kind = Counter(e.split(":", 1)[0] for e in stats.errors)
     final = {"acknowledged": total, "c_txs": blocks, "xp_txs": len(soak.xp_txs), "lost": len(missing),
-             "errors": len(stats.errors), "disk_mb": round(dir_bytes(data_dir) / 2**20, 1)}
+             "errors": len(stats.errors), "errors_by_kind": dict(sorted(by_kind.items())),
+             "base_fee_gwei": round(soak.base_fee / GWEI, 3), "disk_mb": round(dir_bytes(data_dir) / 2**20, 1)}
     if rows:
         at = {int(r["minute"] + 0.5): r["rss_mb"] for r in rows}
         final["rss_mb_by_minute"] = at
     print(json.dumps({"summary": final}), flush=True)
     for line in missing[:20]:
         log("lost:", line)
-    for line in stats.errors[:20]:
-        log("error:", line)
+    for kind in sorted(by_kind):  # the first 5 of each kind
+        for line in [e for e in stats.errors if e.split(":", 1)[0] == kind][:5]:
+            log("error:", line)
     return 1 if missing or stats.errors else 0
 
 
