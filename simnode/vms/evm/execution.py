@@ -233,14 +233,19 @@ class Executor:
 
     def run(self, args: CallArgs, block: BlockInfo | None, gas: int | None = None,
             overrides: Overrides | None = None, state: Any = None,
-            block_overrides: dict[str, Any] | None = None) -> Any:
+            block_overrides: dict[str, Any] | None = None, settle: bool = True) -> Any:
         """The call's computation on a state of `block` (its changes reverted afterwards);
-        MessageRefused where core would not run the message."""
+        MessageRefused where core would not run the message. Without `settle` the tx's
+        settlement after execution (the unused gas back to the sender, the fee to the coinbase,
+        EIP-161's deletions) is skipped: nothing eth_call or eth_estimateGas answers reads it (no
+        refunds on Avalanche: the gas used is the computation's), and the state is reverted;
+        a tracer's post-state (debug_traceCall) does read it."""
         gas = gas if gas is not None else call_gas(args)
         if state is None:
             state = (self.build_state(block, not args.paying, overrides, block_overrides=block_overrides)
                      if overrides or block_overrides else self.shared_state(block, not args.paying))
         snap = state.snapshot()
+        state.settles = settle
         try:
             tx = self._message(state, args, gas)
             from eth_utils import ValidationError
@@ -249,6 +254,7 @@ class Executor:
             except ValidationError as exc:  # py-evm refusing what core's checks let through
                 raise MessageRefused(str(exc)) from None
         finally:
+            state.settles = True
             state.revert(snap)
 
     # -------------------------------------------------------------- RPC-level operations
@@ -264,7 +270,7 @@ class Executor:
               block_overrides: dict[str, Any] | None = None) -> Any:
         """coreth's doCall: a refused message is an error naming the gas supplied."""
         try:
-            return self.run(args, block, overrides=overrides, block_overrides=block_overrides)
+            return self.run(args, block, overrides=overrides, block_overrides=block_overrides, settle=False)
         except MessageRefused as exc:
             raise ChainError(f"err: {exc.text} (supplied gas {call_gas(args)})") from None
 
@@ -301,7 +307,7 @@ class Executor:
             """The run at `gas`, None where core refuses for want of intrinsic gas (a failure
             the search raises the gas for); any other refusal ends the estimate."""
             try:
-                return self.run(args, None, gas=gas, state=state)
+                return self.run(args, None, gas=gas, state=state, settle=False)
             except MessageRefused as exc:
                 if exc.intrinsic:
                     return None
@@ -310,7 +316,7 @@ class Executor:
         # plain value transfer to an account without code: 21000, as geth
         if not args.data and args.to is not None and not state.get_code(args.to):
             try:
-                comp = self.run(args, None, gas=21000, state=state)
+                comp = self.run(args, None, gas=21000, state=state, settle=False)
             except MessageRefused:
                 comp = None
             if comp is not None and not comp.is_error:

@@ -33,7 +33,7 @@ from operator import attrgetter
 from typing import Any, cast
 
 from eth._utils.address import generate_contract_address
-from eth.abc import BlockAPI, BlockHeaderAPI, MessageAPI, SignedTransactionAPI
+from eth.abc import BlockAPI, BlockHeaderAPI, ComputationAPI, MessageAPI, SignedTransactionAPI
 from eth.constants import BLANK_ROOT_HASH, CREATE_CONTRACT_ADDRESS, EMPTY_SHA3
 from eth.db.account import AccountDB
 from eth.rlp.accounts import Account
@@ -221,6 +221,12 @@ _NOT_A_CREATE = cast("Address", None)
 
 
 class AvalancheTransactionExecutor(CancunTransactionExecutor):
+    def finalize_computation(self, transaction: SignedTransactionAPI, computation: ComputationAPI) -> ComputationAPI:
+        """Cancun's, unless the state is a call's that does not settle (execution.py's `run`)."""
+        if not getattr(self.vm_state, "settles", True):
+            return computation
+        return super().finalize_computation(transaction, computation)
+
     def build_evm_message(self, transaction: SignedTransactionAPI) -> MessageAPI:
         """Cancun's, without formatting its debug line while that is off: the line holds the
         tx's repr, a hash of its data and the hex of the code it calls (kilobytes for a token),
@@ -251,6 +257,7 @@ def _state_logger(state_class: type) -> ExtendedDebugLogger:
 
 class AvalancheState(TransferFastPathState):
     account_db_class = FastAccountDB
+    settles = True  # False while eth_call/estimateGas run on it: no settlement after execution
     computation_class = AvalancheComputation
     transaction_executor_class = AvalancheTransactionExecutor
 
