@@ -20,7 +20,7 @@ loopback port, then for `--minutes`:
   - a websocket subscription (newHeads + logs) opened every 10 s and kept for 30 s;
   - an eth_newFilter / eth_newBlockFilter every 5 s, never polled (left to expire).
 Every window prints one line: elapsed minutes, txs acknowledged, RSS (anon/file split), the data
-dir's size, send and read latency p50/p99 in ms, the base fee in gwei, errors. At the end every acknowledged tx is looked
+dir's size, send and read latency p50/p99 in ms, the base fee in wei, errors. At the end every acknowledged tx is looked
 up (a C tx's receipt, an X/P/atomic tx's status); lost txs are listed and the exit status is 1 when
 any tx was lost or any request failed (the errors are counted by kind). Loopback only; the run stops by itself.
 """
@@ -350,7 +350,7 @@ def heap_growth(data_dir: Path, first: int, last: int, top: int = 15) -> None:
 async def monitor(soak: Soak, pid: int, data_dir: Path, stats: Stats, window: float, until: float,
                   t0: float) -> list[dict]:
     rows = []
-    log("min   acked  rss_MB anon_MB file_MB  disk_MB  send_p50 send_p99 read_p50 read_p99 basefee errors")
+    log("min   acked  rss_MB anon_MB file_MB  disk_MB  send_p50 send_p99 read_p50 read_p99  basefee_wei errors")
     while time.monotonic() < until:
         await asyncio.sleep(min(window, until - time.monotonic()))
         mem = rss_kb(pid)
@@ -359,7 +359,7 @@ async def monitor(soak: Soak, pid: int, data_dir: Path, stats: Stats, window: fl
                "file_mb": round(mem["RssFile"] / 1024, 1), "disk_mb": round(dir_bytes(data_dir) / 2**20, 1),
                "send_p50": round(pct(stats.send, 50), 2), "send_p99": round(pct(stats.send, 99), 2),
                "read_p50": round(pct(stats.read, 50), 2), "read_p99": round(pct(stats.read, 99), 2),
-               "base_fee_gwei": round(soak.base_fee / GWEI, 3), "errors": len(stats.errors)}
+               "base_fee_wei": soak.base_fee, "errors": len(stats.errors)}
         heap = await python_heap(soak, data_dir, len(rows))
         if heap is not None:
             row["py_heap_mb"] = round(heap / 2**20, 1)
@@ -367,7 +367,7 @@ async def monitor(soak: Soak, pid: int, data_dir: Path, stats: Stats, window: fl
         print(json.dumps(row), flush=True)
         log(f"{row['minute']:5.1f} {row['acked']:7d} {row['rss_mb']:7.1f} {row['anon_mb']:7.1f} {row['file_mb']:7.1f}"
             f" {row['disk_mb']:8.1f} {row['send_p50']:8.2f} {row['send_p99']:8.2f} {row['read_p50']:8.2f}"
-            f" {row['read_p99']:8.2f} {row['base_fee_gwei']:7.3f} {row['errors']:6d}" + (f" py_heap {row['py_heap_mb']}" if heap is not None else ""))
+            f" {row['read_p99']:8.2f} {row['base_fee_wei']:12d} {row['errors']:6d}" + (f" py_heap {row['py_heap_mb']}" if heap is not None else ""))
         stats.reset()
     return rows
 
@@ -395,7 +395,7 @@ async def run(args: argparse.Namespace, url: str, pid: int, data_dir: Path) -> i
     by_kind = Counter(e.split(":", 1)[0] for e in stats.errors)
     final = {"acknowledged": total, "c_txs": blocks, "xp_txs": len(soak.xp_txs), "lost": len(missing),
              "errors": len(stats.errors), "errors_by_kind": dict(sorted(by_kind.items())),
-             "base_fee_gwei": round(soak.base_fee / GWEI, 3), "disk_mb": round(dir_bytes(data_dir) / 2**20, 1)}
+             "base_fee_wei": soak.base_fee, "disk_mb": round(dir_bytes(data_dir) / 2**20, 1)}
     if rows:
         at = {int(r["minute"] + 0.5): r["rss_mb"] for r in rows}
         final["rss_mb_by_minute"] = at
