@@ -237,7 +237,8 @@ class AvalancheTransactionExecutor(CancunTransactionExecutor):
         fee = transaction.gas * state.get_gas_price(transaction)
         if transaction.type_id == BLOB_TX_TYPE:  # py-evm's type_id does not narrow the tx: it casts too
             fee += self.calc_data_fee(cast("BlobTransaction", transaction))
-        state.delta_balance(transaction.sender, -fee)
+        if fee:  # a call's is 0: no account write (the nonce's below writes it anyway)
+            state.delta_balance(transaction.sender, -fee)
         state.increment_nonce(transaction.sender)
         if transaction.to == CREATE_CONTRACT_ADDRESS:
             contract_address = generate_contract_address(transaction.sender, state.get_nonce(transaction.sender) - 1)
