@@ -7,14 +7,24 @@ An EVM chain starts without py-evm (its genesis, head and endpoints need none of
 it on first use, after simnode's changes to it (patches.install, the chains' prepare_engine). So
 the first execution does not pay that import (~0.25 s), `warm_engines` imports py-evm and the
 modules the chains run on it on a thread once the node is up, then builds each chain's engine
-objects on the event loop (EVMChain.load_engine). A request that needs py-evm meanwhile waits for
-the import (patches.install holds its lock while it imports py-evm); the others are served, the
-loop getting the GIL back every SWITCH_INTERVAL."""
+objects on the event loop (EVMChain.load_engine). The others requests are served meanwhile, the
+loop getting the GIL back every SWITCH_INTERVAL.
+
+py-evm's packages import each other in circles that only resolve when one thread imports them
+from the top: a second thread importing one of their submodules while the first is inside them
+finds names missing ("partially initialized module"). So while the thread imports the packages
+(`ENGINE_PACKAGES`), every other thread's import of a module that is not loaded yet (simnode's
+own aside) waits for it to finish (`_imports_wait_for`, on builtins.__import__ for that time):
+a request that needs py-evm waits for the import, one that does not is served. The thread
+imports nothing of simnode meanwhile, so no import of simnode's that waits holds a lock it needs.
+Then simnode's changes to py-evm and simnode's own engine modules load as any import does."""
 
 from __future__ import annotations
 
 import asyncio
+import builtins
 import contextlib
+import importlib
 import logging
 import sys
 import threading
@@ -28,9 +38,13 @@ SWITCH_INTERVAL = 0.0005  # s: the serving loop gets the GIL back often while a 
 
 log = logging.getLogger("simnode.node")
 
+# what an EVM chain's engine imports that is not simnode's: py-evm and the packages it imports
+ENGINE_PACKAGES = ("eth_utils", "eth_typing", "eth_keys", "rlp", "trie", "eth")
+
 _lock = threading.Lock()
 _starting = 0  # nodes loading their deferred chains now
 _interval_before = 0.0
+_warm_lock = threading.Lock()  # one engine import at a time
 
 
 def load_deferred(spec: DeferredChain) -> Any:
@@ -52,6 +66,9 @@ def warm_engines(loop: asyncio.AbstractEventLoop, chains: Callable[[], Iterable[
     def run() -> None:
         try:
             with short_switch_interval():
+                with _warm_lock, _imports_wait_for(threading.get_ident()):
+                    for name in ENGINE_PACKAGES:
+                        importlib.import_module(name)
                 patches.install()
                 load_evm_engine()
         except Exception:  # an ImportError of py-evm: said now; the chains' first execution raises it again
@@ -65,6 +82,35 @@ def warm_engines(loop: asyncio.AbstractEventLoop, chains: Callable[[], Iterable[
     thread = threading.Thread(target=run, name="simnode-engine-warmup", daemon=True)
     thread.start()
     return thread
+
+
+def _settled(name: str) -> bool:
+    """Whether module `name` is loaded and not being initialized."""
+    module = sys.modules.get(name)
+    return module is not None and not getattr(getattr(module, "__spec__", None), "_initializing", False)
+
+
+@contextlib.contextmanager
+def _imports_wait_for(importer: int) -> Iterator[None]:
+    """While in the block, another thread's `import` of a module not loaded yet (or still being
+    initialized, or in a package that is), simnode's aside, waits until the block ends."""
+    done = threading.Event()
+    original = builtins.__import__
+
+    def waiting_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
+                       level: int = 0) -> Any:
+        if (level == 0 and not done.is_set() and threading.get_ident() != importer
+                and name.partition(".")[0] != "simnode" and not (_settled(name) and _settled(name.partition(".")[0]))):
+            done.wait()
+        return original(name, globals, locals, fromlist, level)
+
+    builtins.__import__ = waiting_import
+    try:
+        yield
+    finally:
+        done.set()
+        if builtins.__import__ is waiting_import:
+            builtins.__import__ = original
 
 
 @contextlib.contextmanager
