@@ -61,14 +61,19 @@ def warm_engines(loop: asyncio.AbstractEventLoop, chains: Callable[[], Iterable[
         for chain in list(chains()):
             load = getattr(chain, "load_engine", None)
             if load is not None and not getattr(chain, "closed", False):
-                load()
+                try:
+                    load()
+                except Exception:  # its first execution builds it (and raises it) again
+                    log.exception("building the EVM engine of %s failed", getattr(chain, "name", chain))
 
     def run() -> None:
         try:
             with short_switch_interval():
-                with _warm_lock, _imports_wait_for(threading.get_ident()):
-                    for name in ENGINE_PACKAGES:
-                        importlib.import_module(name)
+                with _warm_lock:
+                    if not all(map(_settled, ENGINE_PACKAGES)):  # the process's first node to warm them
+                        with _imports_wait_for(threading.get_ident()):
+                            for name in ENGINE_PACKAGES:
+                                importlib.import_module(name)
                 patches.install()
                 load_evm_engine()
         except Exception:  # an ImportError of py-evm: said now; the chains' first execution raises it again

@@ -257,9 +257,10 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
 
     @functools.cached_property
     def chain_class(self) -> Any:
+        vm_class = self.vm_class  # simnode's changes to py-evm made first (ctx.prepare_engine)
         from eth.chains.base import Chain as PyEvmChain
 
-        return PyEvmChain.configure(__name__="AvalancheChain", vm_configuration=((0, self.vm_class),),
+        return PyEvmChain.configure(__name__="AvalancheChain", vm_configuration=((0, vm_class),),
                                     chain_id=self.evm_chain_id)
 
     @functools.cached_property
@@ -430,12 +431,14 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         intrinsic = self._intrinsic_gas(tx)
         if gas < intrinsic:
             from eth_utils import to_checksum_address
+
             raise ChainError(f"intrinsic gas too low: address {to_checksum_address(sender)} tx gas ({gas}), "
                              f"minimum needed {intrinsic}")
         if tx.to == b"" and len(tx.data) > 49152:
             raise ChainError(f"max initcode size exceeded: code size {len(tx.data)} limit 49152")
         if max_fee < base_fee:  # the txpool's minimum fee follows the estimated base fee
             from eth_utils import to_checksum_address
+
             raise ChainError(f"transaction underpriced: address {to_checksum_address(sender)} have gas fee cap "
                              f"({max_fee}) < pool minimum fee cap ({base_fee})")
         if self.fork is not None:  # the accounts the tx names, from the upstream in one request
