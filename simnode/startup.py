@@ -7,7 +7,7 @@ An EVM chain starts without py-evm (its genesis, head and endpoints need none of
 it on first use, after simnode's changes to it (patches.install, the chains' prepare_engine). So
 the first execution does not pay that import (~0.25 s), `warm_engines` imports py-evm and the
 modules the chains run on it on a thread once the node is up, then builds each chain's engine
-objects on the event loop (EVMChain.load_engine). The others requests are served meanwhile, the
+objects on the event loop (EVMChain.load_engine). Other requests are served meanwhile, the
 loop getting the GIL back every SWITCH_INTERVAL.
 
 py-evm's packages import each other in circles that only resolve when one thread imports them
