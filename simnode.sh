@@ -30,7 +30,7 @@ fi
 compiled="$venv/.simnode-compiled"
 if [ ! -f "$compiled" ] || [ -n "$(find "$root/simnode" -name '*.py' -newer "$compiled" -print -quit)" ]; then
   "$venv/bin/python" -m compileall -q "$root/simnode" > /dev/null \
-    && PYTHONDONTWRITEBYTECODE= "$venv/bin/python" -c 'import simnode.patches as s; s.install(); import simnode.node, simnode.vms.primary as p; p.load_evm_chain()' \
+    && PYTHONDONTWRITEBYTECODE= "$venv/bin/python" -c 'import simnode.patches as s; s.install(); import simnode.node, simnode.vms.primary as p; p.load_evm_chain(); p.load_evm_engine()' \
     && touch "$compiled"
 fi
 export ETH_HASH_BACKEND=pysha3

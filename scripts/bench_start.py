@@ -8,6 +8,8 @@ from the moment before the spawn:
   script then checks at once that `/ext/health` answers 200 healthy and `info.isBootstrapped` is
   true for X, P and C (a run where they are not fails the script);
 * CPU: user+sys time of the node process (all its threads) at the ready line;
+* first eth_call: the round trip of an eth_call sent as soon as the ready line is read (py-evm is
+  loaded after the ready line, in the background: this call may wait for it);
 * idle RSS one second after ready.
 Then, in this process, it starts an in-process node (`Node.start_in_thread`, which returns once
 every chain is bootstrapped) and times the next ones: the cost of a node once its modules are
@@ -80,6 +82,12 @@ def is_bootstrapped(port: int, chain: str) -> bool:
     return request(port, "POST", "/ext/info", body)[1]["result"]["isBootstrapped"] is True
 
 
+# an eth_call at the head (py-evm builds its state and runs the message): ewoq calling itself
+FIRST_CALL = {"jsonrpc": "2.0", "id": 1, "method": "eth_call", "params": [
+    {"from": "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC", "to": "0x8db97C7cEcE249c2b98bDC0226Cc4C2A57BF52FC",
+     "data": "0x12345678"}, "latest"]}
+
+
 def one_run(network_id: int) -> dict[str, float]:
     port = free_port()
     cmd = [sys.executable, "-m", "simnode", "run", "--http-port", str(port), "--ephemeral", "--log-level", "ERROR",
@@ -103,6 +111,11 @@ def one_run(network_id: int) -> dict[str, float]:
         cpu = cpu_s(proc.pid)
         if not line.startswith("simnode ready"):
             raise SystemExit(f"expected the ready line, got {line!r}")
+        t_call = time.perf_counter()
+        status, answer = request(port, "POST", "/ext/bc/C/rpc", FIRST_CALL)
+        first_call = time.perf_counter() - t_call
+        if status != 200 or "result" not in answer:
+            raise SystemExit(f"the first eth_call failed: {status} {answer}")
         status, health = request(port, "GET", "/ext/health")
         if status != 200 or not health["healthy"]:
             raise SystemExit(f"ready line printed but /ext/health is {status}: {health}")
@@ -110,7 +123,7 @@ def one_run(network_id: int) -> dict[str, float]:
             if not is_bootstrapped(port, chain):
                 raise SystemExit(f"ready line printed but {chain} is not bootstrapped")
         time.sleep(1.0)
-        return {"first": first, "ready": ready, "cpu": cpu, "rss": rss_mb(proc.pid)}
+        return {"first": first, "ready": ready, "cpu": cpu, "call": first_call, "rss": rss_mb(proc.pid)}
     finally:
         proc.terminate()
         proc.wait(10)
@@ -137,7 +150,7 @@ def compile_like_simnode_sh() -> None:
     compileall.compile_dir(ROOT / "simnode", quiet=1)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     prime = ("import simnode.patches as s; s.install(); import simnode.node, simnode.vms.primary as p; "
-             "p.load_evm_chain()")
+             "p.load_evm_chain(); p.load_evm_engine()")
     subprocess.run([sys.executable, "-c", prime], cwd=ROOT, env=env, check=True)
 
 
@@ -161,6 +174,7 @@ def main() -> None:
         "start_to_first_answer_s": summary("first"),
         "start_to_ready_all_chains_bootstrapped_and_healthy_s": summary("ready"),
         "cpu_to_ready_s": summary("cpu"),
+        "first_eth_call_after_ready_s": summary("call"),
         "idle_rss_mb": round(statistics.median(r["rss"] for r in runs), 1),
         "in_process_node_start_ms": {"first": round(first_in_process * 1000, 1),
                                      "next_median": round(statistics.median(next_in_process) * 1000, 1),

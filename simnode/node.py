@@ -45,7 +45,7 @@ from .vms.platform.vm import PlatformVM
 from .vms.primary import BootstrappingChain, DeferredChain, build_primary_chains
 from .signing.aggregator import Aggregator
 from .signing.justify import ChainWarpBackend
-from .startup import load_deferred, short_switch_interval
+from .startup import load_deferred, short_switch_interval, warm_engines
 from .icm.relayer_account import RELAYER_FUNDS, relayer_address
 from .signing.signer import PlatformValidators, WarpSigner
 from .warp.keystore import Keystore
@@ -404,7 +404,7 @@ class Node:
                             warp_validators=self.warp_validators,
                             first_block_credits=((relayer_address(self.config.seed), RELAYER_FUNDS),),
                             fork=self.fork,
-                            block_building=self.block_building)
+                            block_building=self.block_building, prepare_engine=patches.install)
 
     def _build_node_endpoints(self) -> None:
         self.node_endpoints["info"] = info_api.build_service(self)
@@ -453,6 +453,9 @@ class Node:
         self.clock.on_time_change(lambda _now: self.wake_clock())
         if self.clock.mode == "wall":
             self._clock_task = asyncio.create_task(self._run_wall_clock())
+        # py-evm for the EVM chains, warmed once the caller has the node (the ready line first)
+        loop = asyncio.get_running_loop()
+        loop.call_soon(warm_engines, loop, lambda: self.chains.values())
 
     async def _run_wall_clock(self) -> None:
         """Fire scheduled events at their wall-clock time."""

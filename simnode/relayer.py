@@ -33,8 +33,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from eth_keys import keys as eth_keys
-
 from .icm import events as icm_events
 from .icm.errors import ICMError
 from .icm.gas import receive_message_gas_limit
@@ -188,6 +186,8 @@ class Relayer:
             max_priority_fee_per_gas=TIP, max_fee_per_gas=max_fee, gas=gas, to=MESSENGER_ADDRESS, value=0,
             data=receive_cross_chain_message_calldata(0, self.address),
             access_list=[(warp.ADDRESS, [int.from_bytes(c, "big") for c in predicates.encode(encoded)])])
+        from eth_keys import keys as eth_keys  # with py-evm's tx classes (eth_utils): not at the node's start
+
         tx = utx.as_signed_transaction(eth_keys.PrivateKey(self.key))
         try:
             destination.submit_tx(tx, tx.encode(), self.address)

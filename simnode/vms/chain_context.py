@@ -8,6 +8,7 @@ so a VM never imports its own API.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -43,6 +44,10 @@ class BlockBuilding:
     automatic: bool = True
 
 
+def _nothing() -> None:
+    pass
+
+
 @dataclass(slots=True)
 class ChainContext:
     config: NodeConfig
@@ -69,6 +74,9 @@ class ChainContext:
     fork: Any = None
     # Shared by the node's chains (Node.block_building).
     block_building: BlockBuilding = field(default_factory=BlockBuilding)
+    # Run before a chain first imports its engine (py-evm, on an EVM chain's first execution):
+    # the node makes simnode's changes to py-evm there (patches.install).
+    prepare_engine: Callable[[], None] = _nothing
 
     def __post_init__(self) -> None:
         if self.snapshots is None:

@@ -17,7 +17,8 @@ ChainFactory = Callable[[ChainContext], Chain]
 
 @dataclass(frozen=True, slots=True)
 class DeferredChain:
-    """A chain whose VM is slow to import (py-evm: ~0.3 s): the node serves HTTP first, answers
+    """A chain whose VM is slow to import (the EVM chain's modules; py-evm itself waits for the
+    chain's first execution, load_evm_engine): the node serves HTTP first, answers
     503 "not done bootstrapping" for it meanwhile (as AvalancheGo does), runs `load` on a worker
     thread (it imports the VM and returns its factory) and then builds the chain with it."""
 
@@ -68,12 +69,19 @@ class BootstrappingChain:
 
 
 def load_evm_chain() -> ChainFactory:
-    """py-evm, the EVM chain and the modules of its endpoints (the node builds those before the
-    chain counts as bootstrapped, so its first request does not pay for them)."""
+    """The EVM chain and the modules of its endpoints (the node builds those before the chain
+    counts as bootstrapped, so its first request does not pay for them); none imports py-evm."""
     from .evm import endpoints  # noqa: F401
     from .evm.evm_chain import EVMChain
 
     return EVMChain
+
+
+def load_evm_engine() -> None:
+    """py-evm and the modules EVM chains run on it (any thread, after patches.install): what an
+    EVM chain's first execution would import, the chain itself imports none of it."""
+    from .evm import execution, fork_vms, raw_tx  # noqa: F401
+    from .evm.precompiles import vmclasses  # noqa: F401
 
 
 def build_primary_chains(context: Callable[[bytes], ChainContext]) -> list[Chain | DeferredChain]:

@@ -26,8 +26,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Self
 
-import rlp
-
 from ...codec.signed import encode_signed, read_signed_body
 from ...codec import (
     CodecError,
@@ -53,6 +51,7 @@ from ...crypto import CryptoError
 from ...crypto.hashing import keccak256
 from ...crypto.secp256k1 import recover_eth_address
 from ...formats.ids import id_to_str
+from . import rlpcodec
 from simnode.errors import Refused
 
 ID_LEN = 32
@@ -302,7 +301,7 @@ def ext_data_hash(ext: bytes) -> bytes:
     """coreth CalcExtDataHash: rlpHash(extdata), the empty-RLP hash when there is none."""
     if not ext:
         return EMPTY_EXT_DATA_HASH
-    return keccak256(rlp.encode(ext))
+    return keccak256(rlpcodec.encode(ext))
 
 
 def calculate_dynamic_fee(gas: int, base_fee_wei: int) -> int:

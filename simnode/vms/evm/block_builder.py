@@ -7,16 +7,12 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 import msgpack
-from eth._utils.address import generate_contract_address
-from eth.constants import BLANK_ROOT_HASH, EMPTY_UNCLE_HASH
-from eth.db.account import AccountDB
-from eth.vm.forks.cancun.headers import CancunBlockHeader
-from eth_utils import ValidationError
 
 from ...fork.errors import ForkError
 from ...icm.placement import place_messenger
-from .tracing import block_frames
 from . import predicates
 from .block_rows import BlockInfo, receipt_row
 from .db import StoreKV
@@ -26,8 +22,11 @@ from .precompiles import warp
 from .precompiles.contract import BlockContext
 from .precompiles.schedule import Schedule
 from .receipts import logs_bloom, receipt_rlp
-from .rules import ZERO_HASH
+from .headers import ZERO_HASH
 from .trieroot import ordered_trie_root
+
+if TYPE_CHECKING:
+    from eth.db.account import AccountDB
 
 log = logging.getLogger("simnode.evm")
 
@@ -59,6 +58,13 @@ class BlockBuilder:
 
     def build_block(self, ts_ms: int | None = None, include_txs: bool = True) -> BlockInfo | None:
         """Build, execute and accept one block from the pool (possibly empty)."""
+        from eth._utils.address import generate_contract_address
+        from eth.constants import BLANK_ROOT_HASH, EMPTY_UNCLE_HASH
+        from eth.vm.forks.cancun.headers import CancunBlockHeader
+        from eth_utils import ValidationError
+
+        from .tracing import block_frames
+
         if ts_ms is None:
             ts_ms = self._block_time_ms()
         parent = self.head

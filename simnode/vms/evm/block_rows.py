@@ -33,8 +33,6 @@ from collections import OrderedDict
 from typing import Any
 
 import msgpack
-import rlp
-from eth.db.schema import SchemaV1
 
 from ...crypto.hashing import keccak256
 from ..chain_context import ChainContext
@@ -42,16 +40,21 @@ from .db import StoreKV
 from .fees import FeeState, fee_state_from_row
 from .headers import Header, HeaderRules
 from .precompiles import warp
-from .raw_tx import read_tx
 from .receipts import ReceiptRow
-from .rlpcodec import item_length
-from .rules import STORAGE_KEY_RULE, AvalancheVM
+from .rlpcodec import encode, item_length
 
+STORAGE_KEY_RULE = b"keyrule"  # chain meta row: present once a chain's slots are keyed as coreth keys them
 BLOCK_CACHE = 256  # decoded recent blocks (receipt and block lookups); older ones are read back from the store
 
 
 def u64(n: int) -> bytes:
     return n.to_bytes(8, "big")
+
+
+def number_to_hash_key(num: int) -> bytes:
+    """py-evm's key of block `num`'s canonical hash (SchemaV1.make_block_number_to_hash_lookup_key),
+    which BLOCKHASH reads; the value is the hash's RLP."""
+    return f"block-number-to-hash:{num}".encode()
 
 
 class BlockInfo:
@@ -79,6 +82,12 @@ class BlockInfo:
     @property
     def txs(self) -> list:
         if self._txs is None:
+            if not self.raws:  # no py-evm tx classes needed (nor imported)
+                self._txs = []
+                return self._txs
+            from .raw_tx import read_tx
+            from .rules import AvalancheVM
+
             builder = AvalancheVM.get_transaction_builder()
             txs = []
             for raw, sender in zip(self.raws, self.senders, strict=True):
@@ -121,7 +130,7 @@ class BlockRows:
         ch[self._key(b"head")] = u64(num)
         ch[self._key(b"root")] = header.state_root
         ch[self._key(STORAGE_KEY_RULE)] = b"coreth"
-        self.kv[SchemaV1.make_block_number_to_hash_lookup_key(num)] = rlp.encode(row["h"])
+        self.kv[number_to_hash_key(num)] = encode(row["h"])
         self.kv.flush_into(batch)
         batch.commit()
 
@@ -174,7 +183,7 @@ class BlockRows:
                 ch[self._key(b"la/", a, u64(num))] = b""
         ch[self._key(b"head")] = u64(num)
         ch[self._key(b"root")] = header.state_root
-        self.kv[SchemaV1.make_block_number_to_hash_lookup_key(num)] = rlp.encode(h)
+        self.kv[number_to_hash_key(num)] = encode(h)
         if self.ctx.indexer is not None:
             self.ctx.indexer.block_accepted(self, row, batch)
         return packed

@@ -9,23 +9,27 @@ atomic LevelDB write (`flush_into`). Reads see the overlay first, then the Store
 A branch node a block's trie commit made out of another is written as a DELTA record under
 `delta_prefix` instead of whole (trie_delta.py); reads rebuild it, so py-evm sees whole nodes.
 A data dir written before deltas holds whole nodes only, which read as before.
+
+StoreKV has py-evm's BaseDB interface without deriving from it: a chain writes its genesis and
+reads its head through it before py-evm is imported (evm_chain.py loads py-evm on first use).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from eth.db.atomic import AtomicDB
-from eth.db.backends.base import BaseDB
+from collections.abc import Iterator, MutableMapping
+from typing import TYPE_CHECKING, Any, cast
 
 from .trie_delta import deltas, depth_of_record, rebuild
 
 if TYPE_CHECKING:
+    from eth.abc import DatabaseAPI
+
     from ...store import Batch, Store
 
 
-class StoreKV(BaseDB):
-    """A dict-like py-evm backend: overlay of pending writes over the Store."""
+class StoreKV(MutableMapping[bytes, bytes]):
+    """A dict-like py-evm backend: overlay of pending writes over the Store (the methods of
+    py-evm's BaseDB, which cannot be iterated or counted, as it is)."""
 
     def __init__(self, store: Store, prefix: bytes, delta_prefix: bytes | None = None) -> None:
         self.store = store
@@ -81,6 +85,27 @@ class StoreKV(BaseDB):
             return False
         return True
 
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, bytes) and self._exists(key)
+
+    def set(self, key: bytes, value: bytes) -> None:
+        self[key] = value
+
+    def exists(self, key: bytes) -> bool:
+        return self._exists(key)
+
+    def delete(self, key: bytes) -> None:
+        try:
+            del self[key]
+        except KeyError:
+            pass
+
+    def __iter__(self) -> Iterator[bytes]:
+        raise NotImplementedError("By default, DB classes cannot be iterated.")
+
+    def __len__(self) -> int:
+        raise NotImplementedError("By default, DB classes cannot return the total number of keys.")
+
     def _remember_depth(self, key: bytes, depth: int) -> None:
         if len(self._depths) > 20_000:
             self._depths.clear()
@@ -134,6 +159,8 @@ class StoreKV(BaseDB):
         self.commits = []
 
 
-def atomic_db(kv: StoreKV) -> AtomicDB:
+def atomic_db(kv: StoreKV) -> Any:
     """py-evm's AtomicDB wrapper: its atomic_batch() applies a diff to `kv` on success."""
-    return AtomicDB(kv)
+    from eth.db.atomic import AtomicDB
+
+    return AtomicDB(cast("DatabaseAPI", kv))  # StoreKV has DatabaseAPI's methods, not its base class

@@ -7,14 +7,9 @@ import gzip
 import json
 from typing import TYPE_CHECKING, Any
 
-from eth.rlp.accounts import Account
-from trie import HexaryTrie
-from trie.iter import NodeIterator
-
 from ...rpc.jsonrpc import EthService, InvalidParams
 from .vmerrors import ChainError
 from .rpcjson import hb, hx, parse_address, parse_data, parse_hash, parse_quantity
-from .rules import account_from_rlp, account_rlp
 
 if TYPE_CHECKING:
     from .service import EthAPI
@@ -33,6 +28,11 @@ def _num(v: Any, arg: int = 0) -> int:
 def dump_state(api: EthAPI) -> dict:
     """Every account and storage slot of the latest state, keyed by trie key (keccak of the
     address / slot), with code; loadable by anvil_loadState to rebuild the identical root."""
+    from trie import HexaryTrie
+    from trie.iter import NodeIterator
+
+    from .rules import account_from_rlp
+
     chain = api.chain
     root = chain.state_root
     accounts: dict[str, Any] = {}
@@ -50,6 +50,11 @@ def dump_state(api: EthAPI) -> dict:
 
 
 def load_state(api: EthAPI, doc: dict) -> None:
+    from eth.rlp.accounts import Account
+    from trie import HexaryTrie
+
+    from .rules import account_rlp
+
     chain = api.chain
     state_trie = HexaryTrie(chain.db, BLANK_ROOT)
     for key, a in doc["accounts"].items():

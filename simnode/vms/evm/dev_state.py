@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
-
-from eth.db.account import AccountDB
+from typing import TYPE_CHECKING, Any
 
 from ..chain_context import ChainContext
 from .block_rows import BlockInfo
 from .db import StoreKV
 from .mempool import Mempool
+
+if TYPE_CHECKING:
+    from eth.db.account import AccountDB
 
 
 class DevStateEdits:

@@ -40,7 +40,6 @@ def chain_config_json(chain: EVMChain) -> dict:
 
 def register_coreth_extras(svc: EthService, api: EthAPI) -> None:
     chain = api.chain
-    ex = api.exec
     reg = svc.register
 
     reg("eth_baseFee", lambda: hx(chain.next_base_fee()))
@@ -60,7 +59,8 @@ def register_coreth_extras(svc: EthService, api: EthAPI) -> None:
     reg("eth_getChainConfig", lambda: chain_config_json(chain))
 
     def call_detailed(obj: Any, tag: Any = None, overrides: Any = None) -> dict:
-        return ex.call_detailed(api.call_args(obj), api._latest_or_block(tag), parse_state_overrides(overrides, 2))
+        return api.exec.call_detailed(api.call_args(obj), api._latest_or_block(tag),
+                                      parse_state_overrides(overrides, 2))
     reg("eth_callDetailed", call_detailed, 1, 3)
 
 

@@ -13,7 +13,6 @@ from ...rpc.jsonrpc import EthService, InvalidParams
 from .accounts import sign_hash
 from .block_rows import BlockInfo
 from .headers import BLACKHOLE
-from .execution import args_transaction
 from .rpcjson import (block_json, decode_storage_key, go_quantity, hb, header_json, hx, parse_address, parse_bool,
                       parse_data, parse_go_string, parse_hash, parse_block_overrides,
                       parse_state_overrides, pending_tx_json, receipt_json, tx_json, tx_object_json)
@@ -25,7 +24,6 @@ from .vmerrors import ChainError
 
 def register_eth(svc: EthService, api: EthAPI) -> None:
     chain = api.chain
-    ex = api.exec
     reg = svc.register
 
     reg("eth_chainId", lambda: hx(chain.evm_chain_id))
@@ -145,17 +143,17 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
 
     def call(obj: Any, tag: Any = None, overrides: Any = None, block_overrides: Any = None) -> str:
         args = api.call_args(obj)
-        return hb(ex.call(args, api._latest_or_block(tag), parse_state_overrides(overrides, 2),
+        return hb(api.exec.call(args, api._latest_or_block(tag), parse_state_overrides(overrides, 2),
                           parse_block_overrides(block_overrides, 3)))
     reg("eth_call", call, 1, 4)
 
     def estimate(obj: Any, tag: Any = None, overrides: Any = None) -> str:
-        return hx(ex.estimate(api.call_args(obj), api._latest_or_block(tag), parse_state_overrides(overrides, 2)))
+        return hx(api.exec.estimate(api.call_args(obj), api._latest_or_block(tag), parse_state_overrides(overrides, 2)))
     reg("eth_estimateGas", estimate, 1, 3)
 
     def create_access_list(obj: Any, tag: Any = None) -> dict:
         block = api._latest_or_block(tag)
-        return ex.access_list(api.tx_defaults(obj, estimate_gas=False), block)
+        return api.exec.access_list(api.tx_defaults(obj, estimate_gas=False), block)
     reg("eth_createAccessList", create_access_list, 1, 2)
 
     def get_proof(addr: Any, keys: Any, tag: Any = None) -> dict:
@@ -163,7 +161,7 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
         if keys is not None and not isinstance(keys, list):
             raise InvalidArgument(1, f"json: cannot unmarshal {json_kind(keys)} into Go value of type []string")
         slots = [decode_storage_key(parse_go_string(k, 1)) for k in keys or []]
-        return ex.proof(a, slots, api._latest_or_block(tag, 2))
+        return api.exec.proof(a, slots, api._latest_or_block(tag, 2))
     reg("eth_getProof", get_proof, 2, 3)
     reg("eth_sendRawTransaction", api.send_raw, 1)
     reg("eth_sendTransaction", api.send_transaction, 1)
@@ -202,6 +200,8 @@ def register_eth(svc: EthService, api: EthAPI) -> None:
 
     def fill_transaction(obj: Any) -> dict:
         """coreth's FillTransaction: setDefaults' tx, unsigned, for the caller to sign."""
+        from .execution import args_transaction
+
         tx = args_transaction(chain, api.tx_defaults(obj, estimate_gas=True), (0, 0, 0))
         return {"raw": hb(raw_of(tx)), "tx": tx_object_json(tx)}
     reg("eth_fillTransaction", fill_transaction, 1)

@@ -11,17 +11,11 @@ Raw tx decoding and sender recovery are raw_tx.py's.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
-
-from eth.abc import SignedTransactionAPI
-from eth.chains.base import Chain as PyEvmChain
-from eth.constants import BLANK_ROOT_HASH
-from eth.db.account import AccountDB
-from eth.vm.chain_context import ChainContext as PyEvmChainContext
-from eth_utils import ValidationError, to_checksum_address
+from typing import TYPE_CHECKING, Any
 
 from ...crypto.hashing import keccak256
 from ...formats.ids import EVM_VM_ID, ZERO_ID
@@ -31,22 +25,24 @@ from ...icm.placement import PLACEMENT_BLOCK
 from ...network import params_for
 from ..chain_context import ChainContext
 from .block_builder import BlockBuilder
-from .block_rows import BlockInfo, BlockRows
+from .block_rows import STORAGE_KEY_RULE, BlockInfo, BlockRows
 from .db import StoreKV, atomic_db
 from .dev_state import DevStateEdits
 from .fees import ACP176_RULES, FeeState
-from .fork_vms import with_granite
-from .headers import Header, HeaderRules, evm_header, genesis_header
+from .genesis_state import GenesisState
+from .headers import BLACKHOLE, Header, HeaderRules, evm_header, genesis_header
 from .mempool import Mempool, PoolError, PoolTx
 from .mining import MiningSchedule
 from .precompiles import warp
 from .precompiles.contract import PrecompileError
 from .precompiles.schedule import Schedule
 from .precompiles.upgrades import PrecompileConfig
-from .raw_tx import decode_raw, recover_sender
-from .rules import BLACKHOLE, STORAGE_KEY_RULE, AvalancheVM, CorethVM
 from .vmerrors import ChainError
 from .warp_lookups import WarpLookups
+
+if TYPE_CHECKING:
+    from eth.abc import SignedTransactionAPI
+    from eth.db.account import AccountDB
 
 log = logging.getLogger("simnode.evm")
 
@@ -66,14 +62,29 @@ def c_chain_header_rules(network_id: int) -> HeaderRules:
                        etna=u.etna, granite=u.granite)
 
 
-def c_chain_precompiles(rules: HeaderRules) -> Schedule:
+def c_chain_precompiles(rules: HeaderRules, prepare_engine: Callable[[], None] = lambda: None) -> Schedule:
     """coreth's precompiles: Warp from Durango (its account gets nonce 1 and code 0x01 in the first
     block at or after it, or in genesis), default quorum, Primary Network messages verified by the
-    Primary Network."""
+    Primary Network. Its VM classes (py-evm's) are made on first use, after `prepare_engine`."""
     if not rules.coreth:
-        return Schedule(AvalancheVM)
-    return Schedule(CorethVM, (PrecompileConfig(warp.MODULE, rules.durango, False, warp.DEFAULT_SETTINGS),),
-                    base_vms=with_granite((), CorethVM, rules.granite))
+        return Schedule.deferred(functools.partial(_avalanche_vms, prepare_engine))
+    return Schedule.deferred(functools.partial(_coreth_vms, prepare_engine, rules.granite),
+                             (PrecompileConfig(warp.MODULE, rules.durango, False, warp.DEFAULT_SETTINGS),))
+
+
+def _avalanche_vms(prepare_engine: Callable[[], None]) -> tuple[type, tuple[tuple[int, type], ...]]:
+    prepare_engine()
+    from .rules import AvalancheVM
+
+    return AvalancheVM, ()
+
+
+def _coreth_vms(prepare_engine: Callable[[], None], granite: int | None) -> tuple[type, tuple[tuple[int, type], ...]]:
+    prepare_engine()
+    from .fork_vms import with_granite
+    from .rules import CorethVM
+
+    return CorethVM, with_granite((), CorethVM, granite)
 
 
 class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdits):
@@ -101,7 +112,7 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         self.header_rules = header_rules or c_chain_header_rules(self.config.network_id)
         # stateful precompiles by block timestamp over the chain's own VM class (on the C-Chain,
         # coreth's set: Warp from Durango)
-        self.precompiles = precompiles or c_chain_precompiles(self.header_rules)
+        self.precompiles = precompiles or c_chain_precompiles(self.header_rules, ctx.prepare_engine)
         # on a fork of a live network, a chain the upstream has reads its state from there
         # (fork_state.py) and starts after the upstream's fork block
         self.fork: Any = None
@@ -118,11 +129,9 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         self.warp_validators: warp.ValidatorView | None = getattr(ctx, "warp_validators", None)
         # credited at the start of block 1 (on a fork N+1), like an activation: block 0 stays the real genesis
         self.first_block_credits: tuple[tuple[bytes, int], ...] = tuple(getattr(ctx, "first_block_credits", ()))
-        self.vm_class = self.precompiles.base_vm
         self.kv = StoreKV(self.store, prefix + b"s/")
-        self.db = atomic_db(self.kv)
-        self.chain_class = PyEvmChain.configure(
-            __name__="AvalancheChain", vm_configuration=((0, self.vm_class),), chain_id=self.evm_chain_id)
+        # a data dir written before simnode keyed slots as coreth does (rules.CorethAccountDB reads it)
+        self.storage_keys_as_written = False
         self.pool = Mempool()
         self._blocks: OrderedDict[int, BlockInfo] = OrderedDict()
         self._view: AccountDB | None = None
@@ -181,17 +190,32 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
             else:
                 self._write_genesis()
         elif self.store.get(self._key(STORAGE_KEY_RULE)) is None:
-            self.db.storage_keys_as_written = True  # read by rules.CorethAccountDB
-        self.evm = self.chain_class(self.db)
+            self.storage_keys_as_written = True
         self._load_head()
         if self.ctx.indexer is not None:
             self.ctx.indexer.chain_opened(self)  # indexes blocks accepted while indexing was off
 
     def _write_genesis(self) -> None:
-        """Block 0 as core.Genesis.toBlock makes it: the upgrades active at the genesis time
-        first (coreth: warp from Durango; an L1: its genesis precompile configs), then the alloc."""
+        """Block 0 as core.Genesis.toBlock makes it (its state: genesis_state.py, the tries py-evm
+        would write, without py-evm)."""
         g = self.genesis_json
-        state = self.account_db(BLANK_ROOT_HASH)
+        timestamp = hex_or_decimal(g.get("timestamp", "0x0"))
+        state = GenesisState(self.header_rules.coreth)
+        self.fill_genesis_state(state)
+        root = state.commit(self.kv)
+        header = genesis_header(self.header_rules, g, root, self.fee_rules.genesis_base_fee(g))
+        batch = self.store.batch()
+        base_fee = self.fee_rules.genesis_base_fee(g)
+        self._put_block_rows(batch, header, timestamp * 1000, self.fee_rules.genesis_state(base_fee), [], [], [])
+        batch.changes[self._key(STORAGE_KEY_RULE)] = b"coreth"
+        self.kv.flush_into(batch)
+        batch.commit()
+
+    def fill_genesis_state(self, state: Any) -> None:
+        """The genesis writes to `state` (a GenesisState; py-evm's AccountDB takes the same calls):
+        the upgrades active at the genesis time first (coreth: warp from Durango; an L1: its
+        genesis precompile configs), then the alloc."""
+        g = self.genesis_json
         timestamp = hex_or_decimal(g.get("timestamp", "0x0"))
         self.apply_upgrades(state, None, hex_or_decimal(g.get("number", "0x0")), timestamp)
         for acct in parse_alloc(g.get("alloc"), "alloc"):
@@ -200,14 +224,6 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
             state.set_code(acct.address, acct.code)
             for slot, value in acct.storage:
                 state.set_storage(acct.address, int.from_bytes(slot, "big"), int.from_bytes(value, "big"))
-        state.persist()
-        header = genesis_header(self.header_rules, g, state.state_root, self.fee_rules.genesis_base_fee(g))
-        batch = self.store.batch()
-        base_fee = self.fee_rules.genesis_base_fee(g)
-        self._put_block_rows(batch, header, timestamp * 1000, self.fee_rules.genesis_state(base_fee), [], [], [])
-        batch.changes[self._key(STORAGE_KEY_RULE)] = b"coreth"
-        self.kv.flush_into(batch)
-        batch.commit()
 
     @property
     def first_indexed_block(self) -> int:
@@ -221,6 +237,43 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         root = self.store.get(self._key(b"root"))
         self.state_root: bytes = root if root is not None else self.head.header.state_root
         self._view = None
+
+    # ------------------------------------------------------------------ py-evm, on first use
+
+    @functools.cached_property
+    def db(self) -> Any:
+        """py-evm's AtomicDB over the chain's StoreKV: py-evm is imported (after simnode's changes
+        to it, ctx.prepare_engine) by the first thing that needs it, not while the chain starts."""
+        self.ctx.prepare_engine()
+        db = atomic_db(self.kv)
+        if self.storage_keys_as_written:
+            db.storage_keys_as_written = True  # read by rules.CorethAccountDB
+        return db
+
+    @property
+    def vm_class(self) -> Any:
+        """The chain's base VM class (py-evm's, made on first use)."""
+        return self.precompiles.base_vm
+
+    @functools.cached_property
+    def chain_class(self) -> Any:
+        vm_class = self.vm_class  # simnode's changes to py-evm made first (ctx.prepare_engine)
+        from eth.chains.base import Chain as PyEvmChain
+
+        return PyEvmChain.configure(__name__="AvalancheChain", vm_configuration=((0, vm_class),),
+                                    chain_id=self.evm_chain_id)
+
+    @functools.cached_property
+    def evm(self) -> Any:
+        """py-evm's chain over the chain's db (vm_at takes its chaindb and consensus context)."""
+        return self.chain_class(self.db)
+
+    def load_engine(self) -> None:
+        """Build what the chain runs on py-evm now (the node does it once it is up, after
+        primary.load_evm_engine on a thread, so the first execution pays neither)."""
+        self.evm  # noqa: B018 - made and kept by the cached property
+        self.precompiles.vm_class_at(self.head.header.timestamp)
+        self.account_db(self.state_root)
 
     # ------------------------------------------------------------------ state
 
@@ -239,6 +292,10 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         serves the next calls on the same block (the indexer probes a new token with up to
         seven), each reverted; a block's header fixes its state root, so it reads the same."""
         from eth.vm.spoof import SpoofTransaction
+        from eth_utils import ValidationError
+
+        from .rules import AvalancheVM
+
         key = (row["hdr"], gas)
         kept = self._static
         if kept is None or kept[0] != key or kept[2] >= STATIC_STATE_RUNS:
@@ -308,6 +365,8 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         """A py-evm VM for `header`, with the precompiles active at its timestamp (`warp_failed`:
         the block's failed Warp predicates by tx hash; `vm_class`: that VM class made to trace or
         profile, instead of it)."""
+        from eth.vm.chain_context import ChainContext as PyEvmChainContext
+
         evm = self.evm
         if vm_class is None:
             vm_class = self.precompiles.vm_class_at(header.timestamp)
@@ -330,6 +389,8 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
     # ------------------------------------------------------------------ tx admission
 
     def submit_raw(self, raw: bytes) -> bytes:
+        from .raw_tx import decode_raw, recover_sender  # py-evm's tx classes
+
         tx, unsigned = decode_raw(raw)
         h = keccak256(raw)
         if raw[0] >= 0x80:  # legacy
@@ -369,11 +430,15 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
             raise ChainError("max priority fee per gas higher than max fee per gas")
         intrinsic = self._intrinsic_gas(tx)
         if gas < intrinsic:
+            from eth_utils import to_checksum_address
+
             raise ChainError(f"intrinsic gas too low: address {to_checksum_address(sender)} tx gas ({gas}), "
                              f"minimum needed {intrinsic}")
         if tx.to == b"" and len(tx.data) > 49152:
             raise ChainError(f"max initcode size exceeded: code size {len(tx.data)} limit 49152")
         if max_fee < base_fee:  # the txpool's minimum fee follows the estimated base fee
+            from eth_utils import to_checksum_address
+
             raise ChainError(f"transaction underpriced: address {to_checksum_address(sender)} have gas fee cap "
                              f"({max_fee}) < pool minimum fee cap ({base_fee})")
         if self.fork is not None:  # the accounts the tx names, from the upstream in one request

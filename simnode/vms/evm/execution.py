@@ -7,7 +7,7 @@ is persisted. Errors use geth's wording; a revert becomes code 3 with the revert
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 import rlp
@@ -25,6 +25,7 @@ from ...rpc.jsonrpc import RPCError
 from . import estimate_profile
 from .access_list import AccessListTracer
 from .block_rows import BlockInfo
+from .call_args import RPC_GAS_CAP, CallArgs
 from .estimate_profile import profiling_vm
 from .headers import evm_header
 from .rpcjson import AccountOverride
@@ -36,46 +37,12 @@ if TYPE_CHECKING:
     from .evm_chain import EVMChain
 
 # Tests switch this off to compare against executing every probe.
-RPC_GAS_CAP = 50_000_000  # coreth's RPCGasCap
 PROFILED_ESTIMATES = True
 SHARED_STATES = 4  # block contexts whose state Executor.shared_state keeps
 SHARED_STATE_RUNS = 256  # runs on one shared state before it is built anew
 PREPARED_TXS = 8  # a new head's txs whose accounts prepare_head reads
 MAX_INITCODE_SIZE = 49152  # EIP-3860 (Durango)
 Overrides = dict[bytes, AccountOverride]  # a StateOverride, parsed (rpcjson.parse_state_overrides)
-
-@dataclass(slots=True)
-class CallArgs:
-    """A call's TransactionArgs. `nonce` is kept for the methods that sign or build a tx; a
-    call, an estimate, an access list or a traced call never reads it (coreth's ToMessage copies
-    no nonce and skips the account checks)."""
-
-    sender: Address
-    to: Address | None
-    gas: int | None
-    gas_price: int | None
-    max_fee: int | None
-    tip: int | None
-    value: int
-    data: bytes
-    nonce: int | None
-    access_list: list[tuple[Address, list[int]]] | None
-
-    @property
-    def paying(self) -> bool:
-        """Whether the message's gas price is above zero (ToMessage): with a zero price the EVM
-        runs with base fee 0 (NoBaseFee), so the fee checks and BASEFEE see 0."""
-        return bool(self.gas_price or self.max_fee)
-
-    def fees(self, base_fee: int) -> tuple[int, int, int]:
-        """(gas price, fee cap, tip cap) as coreth's ToMessage derives them from the args."""
-        if self.gas_price is not None:
-            return self.gas_price, self.gas_price, self.gas_price
-        fee_cap = self.max_fee or 0
-        tip_cap = self.tip or 0
-        price = min(tip_cap + base_fee, fee_cap) if fee_cap or tip_cap else 0
-        return price, fee_cap, tip_cap
-
 
 class MessageRefused(ChainError):
     """core.ApplyMessage's refusal of a message before it runs (fee checks, gas purchase,

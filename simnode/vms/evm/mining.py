@@ -10,12 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 import msgpack
-from eth.constants import BLANK_ROOT_HASH
 
 from ..chain_context import ChainContext
 from .block_rows import BLOCK_CACHE, BlockInfo
 from .db import StoreKV
-from .headers import HeaderRules, block_header
+from .headers import EMPTY_ROOT_HASH, HeaderRules, block_header
 
 log = logging.getLogger("simnode.evm")
 
@@ -124,8 +123,8 @@ class MiningSchedule:
                                                                                              ts_ms)
                 header = block_header(
                     self.header_rules, parent=parent.header, parent_hash=parent.hash,
-                    coinbase=self.coinbase_for(parent), state_root=self.state_root, transaction_root=BLANK_ROOT_HASH,
-                    receipt_root=BLANK_ROOT_HASH, bloom=0, gas_limit=gas_limit, gas_used=0, ts_ms=ts_ms,
+                    coinbase=self.coinbase_for(parent), state_root=self.state_root, transaction_root=EMPTY_ROOT_HASH,
+                    receipt_root=EMPTY_ROOT_HASH, bloom=0, gas_limit=gas_limit, gas_used=0, ts_ms=ts_ms,
                     fee_extra=fee_state.encode(), base_fee=base_fee, block_gas_cost=fee_state.block_gas_cost)
                 # the canonical hash stays in kv.pending until the chunk ends
                 packed = self._put_block_rows(batch, header, ts_ms, fee_state, [], [], [])

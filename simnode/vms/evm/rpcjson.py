@@ -9,9 +9,8 @@ follow geth's field order. The header parts come from headers.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from eth_typing import Address
 
 from ...crypto.hashing import keccak256
 from ...errors import InvalidArgument, InvalidInput
@@ -20,6 +19,8 @@ from ...rpc.jsonrpc import InvalidParams
 from .receipts import LogRow, logs_bloom
 
 if TYPE_CHECKING:
+    from eth_typing import Address
+
     from .block_rows import BlockInfo
     from .evm_chain import EVMChain
 
@@ -27,14 +28,15 @@ if TYPE_CHECKING:
 
 
 def parse_address(v: Any, arg: int = 0) -> Address:
-    """A common.Address argument, typed as py-evm's state takes it."""
+    """A common.Address argument, typed as py-evm's state takes it (eth_typing's Address, a
+    NewType of bytes: the same bytes at run time, where this module does not import it)."""
     if not isinstance(v, str) or not v.startswith(("0x", "0X")):
         raise InvalidParams(f"invalid argument {arg}: hex string without 0x prefix")
     h = v[2:]
     if len(h) != 40:
         raise InvalidParams(f"invalid argument {arg}: hex string has length {len(h)}, want 40 for common.Address")
     try:
-        return Address(bytes.fromhex(h))
+        return cast("Address", bytes.fromhex(h))
     except ValueError:
         raise InvalidParams(f"invalid argument {arg}: invalid hex string") from None
 

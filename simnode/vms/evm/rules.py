@@ -47,12 +47,11 @@ from eth_typing import Address, Hash32
 from eth_utils import ExtendedDebugLogger, ValidationError, get_extended_debug_logger
 
 from . import rlpcodec, speedups
+from .genesis_state import STATE_KEY_BIT
 from .tracing.block_frames import RecordingComputation
 from .headers import BLACKHOLE, ZERO_HASH  # noqa: F401 - the C-Chain's coinbase and zero hash, here for the VM's users
 from .transfer import PLAIN_COMPUTATIONS, TransferFastPathState
 
-STATE_KEY_BIT = 1 << 248  # the lowest bit of a storage key's first byte (coreth's multicoin marker)
-STORAGE_KEY_RULE = b"keyrule"  # chain meta row: present once a chain's slots are keyed as coreth keys them
 EMPTY_RLP_HASH = bytes.fromhex("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421")
 
 

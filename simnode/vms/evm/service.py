@@ -18,10 +18,8 @@ import asyncio
 import itertools
 import time
 from dataclasses import replace
-from typing import Any, Literal, overload
-
-import rlp
-from eth.constants import ZERO_ADDRESS
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal, cast, overload
 
 from ...crypto.hashing import keccak256
 from ...errors import InvalidArgument
@@ -30,11 +28,16 @@ from ...rpc.jsonrpc import InvalidParams, RPCError
 from .accounts import address_of, dev_keys
 from .block_rows import BlockInfo
 from .receipts import LogRow
-from .evm_chain import EVMChain
-from .execution import RPC_GAS_CAP, CallArgs, Executor, args_transaction
+from .call_args import RPC_GAS_CAP, CallArgs
+from .evm_chain import ZERO_ADDRESS, EVMChain
 from .rpcjson import (hb, log_json, parse_access_list, parse_address, parse_args_quantity, parse_data, parse_hash,
                       parse_quantity)
 from .vmerrors import ChainError
+
+if TYPE_CHECKING:
+    from eth_typing import Address
+
+    from .execution import Executor
 
 MAX_LOG_RANGE = 100_000
 MAX_FILTER_ADDRESSES = 1000  # coreth's eth/filters maxAddresses and maxTopics
@@ -51,7 +54,6 @@ ORACLE_MAX_PRICE = 150 * 10**9
 class EthAPI:
     def __init__(self, chain: EVMChain) -> None:
         self.chain = chain
-        self.exec = Executor(chain)
         self.filters: dict[str, dict] = {}
         self._filter_ids = itertools.count(1)
         keys = dev_keys(10)
@@ -62,6 +64,14 @@ class EthAPI:
         chain.listeners.append(self._on_event)
         self._oracle_head: bytes | None = None
         self._oracle_price = ORACLE_MIN_PRICE
+
+    @cached_property
+    def exec(self) -> Executor:
+        """The executor of calls, estimates and proofs (py-evm's, made by the first of them)."""
+        self.chain.ctx.prepare_engine()
+        from .execution import Executor
+
+        return Executor(self.chain)
 
     # -------------------------------------------------------------- helpers
 
@@ -147,7 +157,7 @@ class EthAPI:
             return parse_args_quantity(obj, key, bits, arg)
 
         args = CallArgs(
-            sender=parse_address(obj["from"], arg) if obj.get("from") else ZERO_ADDRESS,
+            sender=parse_address(obj["from"], arg) if obj.get("from") else cast("Address", ZERO_ADDRESS),
             to=parse_address(obj["to"], arg) if obj.get("to") else None,
             gas=q("gas", 64), gas_price=q("gasPrice", 256), max_fee=q("maxFeePerGas", 256),
             tip=q("maxPriorityFeePerGas", 256), value=q("value", 256) or 0, data=parse_data(data, arg),
@@ -396,6 +406,8 @@ class EthAPI:
         key = chain.dev_keys.get(sender)
         if key is None and not (sender in chain.impersonated or chain.auto_impersonate):
             raise ChainError("unknown account")
+        from .execution import args_transaction
+
         args = self.tx_defaults(obj, estimate_gas=True)
         legacy = args.max_fee is None and args.access_list is None
         if key is not None:
@@ -434,5 +446,7 @@ def _filter_hex(v: str, size: int, what: str, prefix: str = "") -> bytes:
 def raw_of(tx: Any) -> bytes:
     """A signed tx's raw bytes (legacy: its RLP; typed: type byte and RLP)."""
     if (tx.type_id or 0) == 0:
+        import rlp
+
         return rlp.encode(tx)
     return tx.encode()

@@ -32,7 +32,9 @@ a time (block forks read at block 0, as GetActiveRulesAt passes it).
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ...config import read_chain_config_files
@@ -41,13 +43,11 @@ from ..chain_context import ChainContext
 from . import network_upgrades as nu
 from .block_rows import BlockInfo
 from .evm_chain import EVMChain
-from .fork_vms import PARIS, SHANGHAI, vm_before, with_granite
-from .headers import HeaderRules
+from .headers import BLACKHOLE, HeaderRules
 from .precompiles import feemanager, rewardmanager
 from .precompiles.contract import ChainParams, ConfigError, JSONError
 from .precompiles.schedule import Schedule
 from .precompiles.upgrades import check_compatible, genesis_configs, parse_upgrade_bytes
-from .rules import BLACKHOLE, SubnetEVMVM
 from .subnet_fees import FeeConfigError, SubnetEVMFeeRules, SubnetFeeConfig
 from ...errors import GenesisError
 
@@ -125,6 +125,9 @@ def base_vms(upgrades: nu.NetworkUpgrades, defaults: nu.NetworkUpgrades) -> tupl
     before it too) applies from time 0: those times come before every block a node builds, the
     genesis aside (a genesis at time 0, as local genesis files have, keeps the network's EVM for
     calls against it)."""
+    from .fork_vms import PARIS, SHANGHAI, vm_before, with_granite
+    from .rules import SubnetEVMVM
+
     shanghai, cancun = upgrades.shanghai, upgrades.cancun
     if shanghai is not None and shanghai == defaults.shanghai:
         shanghai = 0
@@ -141,9 +144,19 @@ def base_vms(upgrades: nu.NetworkUpgrades, defaults: nu.NetworkUpgrades) -> tupl
     return tuple(out) if granite == 0 else with_granite(tuple(out), SubnetEVMVM, granite)
 
 
+def _subnet_vms(prepare_engine: Callable[[], None], upgrades: nu.NetworkUpgrades,
+                defaults: nu.NetworkUpgrades) -> tuple[type, tuple[tuple[int, type], ...]]:
+    prepare_engine()
+    from .rules import SubnetEVMVM
+
+    return SubnetEVMVM, base_vms(upgrades, defaults)
+
+
 def precompile_schedule(genesis: dict, fee_config: SubnetFeeConfig, upgrade_bytes: bytes | None,
-                        upgrades: nu.NetworkUpgrades, defaults: nu.NetworkUpgrades) -> Schedule:
-    """The chain's precompile configs (genesis, then upgrade.json) and EVMs, verified (GenesisError)."""
+                        upgrades: nu.NetworkUpgrades, defaults: nu.NetworkUpgrades,
+                        prepare_engine: Callable[[], None] = lambda: None) -> Schedule:
+    """The chain's precompile configs (genesis, then upgrade.json), verified (GenesisError), and
+    its EVMs (py-evm's classes, made on first use after `prepare_engine`)."""
     config = genesis["config"]
     allow_fee_recipients = config.get("allowFeeRecipients", False)
     if not isinstance(allow_fee_recipients, bool):
@@ -158,8 +171,9 @@ def precompile_schedule(genesis: dict, fee_config: SubnetFeeConfig, upgrade_byte
         raise GenesisError(verify_failed + str(exc)) from None
     try:
         precompile_upgrades = parse_upgrade_bytes(upgrade_bytes) if upgrade_bytes is not None else ()
-        return Schedule(SubnetEVMVM, genesis_precompiles, precompile_upgrades,
-                        ChainParams(fee_config, allow_fee_recipients), base_vms(upgrades, defaults))
+        chain = ChainParams(fee_config, allow_fee_recipients)
+        return Schedule.deferred(functools.partial(_subnet_vms, prepare_engine, upgrades, defaults),
+                                 genesis_precompiles, precompile_upgrades, chain)
     except JSONError as exc:
         raise GenesisError(str(exc)) from None
     except ConfigError as exc:
@@ -211,7 +225,8 @@ class SubnetEVMChain(EVMChain):
         network_id = ctx.config.network_id
         self.network_upgrades, defaults, self.upgrade_overrides = network_upgrade_times(genesis, network_id,
                                                                                         files.upgrade)
-        schedule = precompile_schedule(genesis, fee_config, files.upgrade, self.network_upgrades, defaults)
+        schedule = precompile_schedule(genesis, fee_config, files.upgrade, self.network_upgrades, defaults,
+                                       ctx.prepare_engine)
         verify_network_upgrades(genesis, self.network_upgrades, defaults)
         self.allow_fee_recipients: bool = schedule.chain.allow_fee_recipients
         self._rules_by_root: dict[bytes, SubnetEVMFeeRules] = {}

@@ -22,10 +22,6 @@ from bisect import insort
 from collections.abc import Iterator, Mapping, MutableMapping
 from typing import Literal
 
-from eth_typing import Hash32
-from trie.exceptions import MissingTrieNode
-from trie.typing import Nibbles
-
 from ...crypto.hashing import keccak256
 from .db import StoreKV
 from .rlpcodec import decode, encode
@@ -273,7 +269,8 @@ def _update(db: MutableMapping[bytes, bytes], cache: NodeCache | None, node: May
 def commit_updates(db: MutableMapping[bytes, bytes], root_hash: bytes,
                    updates: Mapping[bytes, bytes | None]) -> bytes:
     """Apply `updates` (32-byte key -> value; b"" or None deletes) to the trie at `root_hash`,
-    store the new nodes in `db` and return the new root hash."""
+    store the new nodes in `db` and return the new root hash (py-trie's MissingTrieNode for a node
+    `db` lacks)."""
     if any(len(k) != 32 for k in updates):
         raise ValueError("trie keys must be 32 bytes")
     items = [(k.hex(), v or b"") for k, v in sorted(updates.items(), key=lambda kv: kv[0])]
@@ -284,6 +281,12 @@ def commit_updates(db: MutableMapping[bytes, bytes], root_hash: bytes,
         root = b"" if root_hash == BLANK_ROOT else _child(db, cache, root_hash, items[0][0], 0)
         new_root = _update(db, cache, root, items, 0, len(items), 0)
     except _MissingNode as exc:
+        # py-trie's error, as its own trie raises it (imported here: a chain's genesis commits
+        # its tries before py-trie is loaded)
+        from eth_typing import Hash32
+        from trie.exceptions import MissingTrieNode
+        from trie.typing import Nibbles
+
         prefix = tuple(_NIBBLE[c] for c in exc.key[: exc.depth])
         raise MissingTrieNode(Hash32(exc.node_hash), Hash32(root_hash), bytes.fromhex(exc.key),
                               Nibbles(prefix)) from None

@@ -6,10 +6,6 @@ from __future__ import annotations
 
 import re
 
-from eth.exceptions import (ContractCreationCollision, FullStack, InsufficientStack, InvalidInstruction,
-                            InvalidJumpDestination, OutOfBoundsRead, OutOfGas, ReservedBytesInCode, Revert,
-                            StackDepthLimit, WriteProtection)
-
 from ...rpc.jsonrpc import RPCError
 from simnode.errors import Refused
 
@@ -58,6 +54,10 @@ _UNDERFLOW = re.compile(r"Wanted (\d+) stack items?, (?:only had (\d+)|had none)
 
 def vm_error_text(err: Exception) -> str:
     """The error of a halted run as geth's ExecutionResult.Err prints it (core/vm/errors.go)."""
+    from eth.exceptions import (ContractCreationCollision, FullStack, InsufficientStack, InvalidInstruction,
+                                InvalidJumpDestination, OutOfBoundsRead, OutOfGas, ReservedBytesInCode, Revert,
+                                StackDepthLimit, WriteProtection)
+
     if isinstance(err, Revert):
         return "execution reverted"
     text = str(err)

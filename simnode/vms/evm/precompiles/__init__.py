@@ -2,7 +2,7 @@
 rules), in plain Python modules:
 
 * registry.py    the modules simnode runs (`MODULES`, in address order; `BY_KEY`);
-* contract.py    what a precompile is (`Module`) and how py-evm calls one (`make_runner`);
+* contract.py    what a precompile is (`Module`; vmclasses.make_runner: how py-evm calls one);
 * allowlist.py   IAllowList, shared by the allow-listed precompiles;
 * txallowlist.py, deployerallowlist.py, nativeminter.py, feemanager.py, rewardmanager.py
                  subnet-EVM's precompiles at 0x0200…0002, …0000, …0001, …0003, …0004;

@@ -1,4 +1,5 @@
-"""What a stateful precompile is, and how py-evm runs one (subnet-evm's precompile/contract).
+"""What a stateful precompile is (subnet-evm's precompile/contract); how py-evm runs one is
+vmclasses.py's (this module imports nothing of py-evm: chains write their genesis with it first).
 
 A precompile is a `Module`: its config key and address, its functions by 4-byte selector, how
 its config JSON is read and verified, and what activating it does to the state (`configure`).
@@ -10,8 +11,9 @@ A function is `fn(env, args) -> output bytes` with `env` an `Env`: the caller, t
 own address, the py-evm state (its storage lives at its own address), gas (`env.deduct`, out of
 gas as geth's DeductGas), logs (`env.log`) and `env.read_only` (a STATICCALL context). As in
 libevm, every error a function raises consumes all the gas of the call and returns no data:
-`PrecompileError` (the message is what eth_call reports), py-evm's WriteProtection for a write
-in a static call, OutOfGas. Value sent with a call stays at the precompile's address.
+`PrecompileError` (the message is what eth_call reports; the runner raises it as a py-evm
+VMError), py-evm's WriteProtection for a write in a static call, OutOfGas. Value sent with a
+call stays at the precompile's address.
 
 The rules are those of a chain where Durango and Granite are active, whatever the chain's own
 times (an L1 may schedule them later; its EVM follows them, fork_vms.py, its precompiles do not):
@@ -24,9 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from eth.exceptions import Revert, VMError, WriteProtection
-from eth_utils import to_checksum_address
 
 from ....crypto.hashing import keccak256
 from ....formats import FormatError
@@ -42,8 +41,9 @@ MAX_U64 = (1 << 64) - 1
 MAX_U256 = (1 << 256) - 1
 
 
-class PrecompileError(VMError):
-    """A precompile's error (geth: any error but ErrExecutionReverted): all gas is used."""
+class PrecompileError(Exception):
+    """A precompile's error (geth: any error but ErrExecutionReverted): all gas is used (the
+    runner, vmclasses.make_runner, raises it to py-evm as vmclasses.PrecompileVMError)."""
 
 
 class ConfigError(InvalidInput):
@@ -104,6 +104,8 @@ class Env:
 
     def require_writable(self) -> None:
         if self.read_only:
+            from eth.exceptions import WriteProtection
+
             raise WriteProtection("write protection")
 
     def log(self, topics: list[int], data: bytes = b"") -> None:
@@ -114,28 +116,6 @@ class Env:
 
     def set(self, slot: int, value: int) -> None:
         self.state.set_storage(self.address, slot, value)
-
-
-def make_runner(module: Module) -> Callable[[Any], None]:
-    """The py-evm precompile callable for `module` (libevm's makePrecompile and
-    statefulPrecompileWithFunctionSelectors.Run, no fallback function)."""
-    functions, address = module.functions, module.address
-
-    def run(computation: Any) -> None:
-        msg = computation.msg
-        if msg.code_address != msg.storage_address:
-            # DELEGATECALL or CALLCODE: ErrExecutionReverted with no gas left (Granite)
-            computation.consume_gas(computation.get_gas_remaining(), reason="stateful precompile delegated")
-            raise Revert(b"")
-        data = msg.data_as_bytes
-        if len(data) < 4:
-            raise PrecompileError(f"missing function selector to precompile - input length ({len(data)})")
-        fn = functions.get(data[:4])
-        if fn is None:
-            raise PrecompileError(f"invalid function selector: 0x{data[:4].hex()}")
-        computation.output = fn(Env(computation, address), data[4:])
-
-    return run
 
 
 # ----------------------------------------------------------------------------- ABI helpers
@@ -177,6 +157,8 @@ def encode_words(*values: int) -> bytes:
 
 def checksum(address: bytes) -> str:
     """An address as Go's %s prints common.Address: EIP-55 checksummed."""
+    from eth_utils import to_checksum_address
+
     return to_checksum_address(address)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules import BLACKHOLE
+from ..headers import BLACKHOLE
 from . import allowlist
 from .contract import (LOG_GAS, LOG_TOPIC_GAS, READ_GAS_PER_SLOT, WRITE_GAS_PER_SLOT, BlockContext, ChainParams,
                        ConfigError, Env, JSONError, Module, PrecompileError, abi_words, address_word, checksum,

@@ -17,6 +17,10 @@ storage: SelfDestruct plus Finalise); any other sets the account's nonce to 1 an
 roles, initial mint, fee config, reward address). The block builder, debug tracing's
 re-execution and the genesis (with no parent, before the alloc is written, as subnet-evm's
 toBlock) all go through it, by the chain's `apply_upgrades` (block_builder.py).
+
+The VM classes are py-evm's: a chain's schedule may take them from a function run on their first
+use (`Schedule.deferred`), so the chain writes its genesis (activations need no VM class) and
+starts before py-evm is imported.
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from typing import Any
 from .registry import MODULES
 from .contract import BlockContext, ChainParams
 from .upgrades import PrecompileConfig, verify_upgrades
-from .vmclasses import vm_class_for
+
+VMSteps = tuple[tuple[int, type], ...]  # (time, VM class), each the base from its time on
 
 
 def _forked(fork: int | None, ts: int) -> bool:
@@ -49,12 +54,24 @@ class Schedule:
 
     def __init__(self, base_vm: type, genesis: tuple[PrecompileConfig, ...] = (),
                  upgrades: tuple[PrecompileConfig, ...] = (), chain: ChainParams | None = None,
-                 base_vms: tuple[tuple[int, type], ...] = ()) -> None:
+                 base_vms: VMSteps = ()) -> None:
         """`base_vms`: (time, VM class) in time order, each the base from its time on (`base_vm`
         before the first)."""
+        self._set_configs(genesis, upgrades, chain)
+        self._set_vms(base_vm, base_vms)
+
+    @classmethod
+    def deferred(cls, vms: Callable[[], tuple[type, VMSteps]], genesis: tuple[PrecompileConfig, ...] = (),
+                 upgrades: tuple[PrecompileConfig, ...] = (), chain: ChainParams | None = None) -> Schedule:
+        """A schedule whose (base_vm, base_vms) `vms()` makes when a VM class is first asked for."""
+        schedule = cls.__new__(cls)
+        schedule._set_configs(genesis, upgrades, chain)
+        schedule._make_vms = vms
+        return schedule
+
+    def _set_configs(self, genesis: tuple[PrecompileConfig, ...], upgrades: tuple[PrecompileConfig, ...],
+                     chain: ChainParams | None) -> None:
         verify_upgrades(genesis, upgrades)
-        self.base_vm = base_vm
-        self._base_vms = base_vms
         self.chain = chain
         self.genesis = tuple(genesis)
         self.upgrades = tuple(upgrades)
@@ -62,12 +79,32 @@ class Schedule:
         for c in (*self.genesis, *self.upgrades):
             by_module.setdefault(c.module.address, []).append(c)
         self._ordered = tuple(c for m in MODULES for c in by_module.get(m.address, ()))
-        self._times = sorted({c.timestamp for c in self._ordered if c.timestamp is not None}
-                             | {t for t, _ in base_vms})
+        # when the configs change (activating() needs no more); _times adds the base VMs' steps
+        self._config_times = sorted({c.timestamp for c in self._ordered if c.timestamp is not None})
+        self._make_vms: Callable[[], tuple[type, VMSteps]] | None = None
+
+    def _set_vms(self, base_vm: type, base_vms: VMSteps) -> None:
+        self._base_vm = base_vm
+        self._base_vms = base_vms
+        self._times = sorted(set(self._config_times) | {t for t, _ in base_vms})
         self._intervals: dict[int, _Interval] = {}
         self._none = _Interval((), frozenset(), base_vm, ())
 
+    def _load_vms(self) -> None:
+        make = self._make_vms
+        if make is not None:
+            self._set_vms(*make())
+            self._make_vms = None
+
+    @property
+    def base_vm(self) -> type:
+        if self._make_vms is not None:
+            self._load_vms()
+        return self._base_vm
+
     def _interval(self, ts: int) -> _Interval:
+        if self._make_vms is not None:
+            self._load_vms()
         if not self._times:
             return self._none
         k = bisect_right(self._times, ts)
@@ -79,10 +116,12 @@ class Schedule:
                     latest[c.module.address] = c
             active = tuple(c for c in latest.values() if not c.disable)
             modules = tuple(c.module for c in active)
-            base = self.base_vm
+            base = self._base_vm
             for t, vm in self._base_vms:
                 if t <= ts:
                     base = vm
+            from .vmclasses import vm_class_for  # py-evm's classes, made on the first VM asked for
+
             hit = self._intervals[k] = _Interval(
                 active, frozenset(m.address for m in modules), vm_class_for(base, modules),
                 tuple(m.check_tx for m in modules if m.check_tx is not None))
@@ -108,7 +147,7 @@ class Schedule:
 
     def activating(self, parent_ts: int | None, ts: int) -> tuple[PrecompileConfig, ...]:
         """The configs whose fork transition is (parent_ts, ts], in activation order."""
-        times = self._times
+        times = self._config_times
         if not times or (parent_ts is not None and bisect_right(times, parent_ts) == bisect_right(times, ts)):
             return ()
         return tuple(c for c in self._ordered

@@ -20,14 +20,47 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, cast
 
-from eth.vm.base import VM
-from eth_typing import Address
 from eth.abc import ComputationAPI
+from eth.exceptions import Revert, VMError
+from eth.vm.base import VM
 from eth.vm.spoof import SpoofTransaction
+from eth_typing import Address
 from eth_utils import ValidationError
 
 from ..transfer import PLAIN_COMPUTATIONS
-from .contract import Module, PrecompileError, make_runner
+from .contract import Env, Module, PrecompileError
+
+
+class PrecompileVMError(PrecompileError, VMError):
+    """A precompile's error as py-evm sees it: a VMError (all the call's gas used, no output)."""
+
+
+def make_runner(module: Module) -> Callable[[Any], None]:
+    """The py-evm precompile callable for `module` (libevm's makePrecompile and
+    statefulPrecompileWithFunctionSelectors.Run, no fallback function)."""
+    functions, address = module.functions, module.address
+
+    def run(computation: Any) -> None:
+        msg = computation.msg
+        if msg.code_address != msg.storage_address:
+            # DELEGATECALL or CALLCODE: ErrExecutionReverted with no gas left (Granite)
+            computation.consume_gas(computation.get_gas_remaining(), reason="stateful precompile delegated")
+            raise Revert(b"")
+        data = msg.data_as_bytes
+        if len(data) < 4:
+            raise PrecompileVMError(f"missing function selector to precompile - input length ({len(data)})")
+        fn = functions.get(data[:4])
+        if fn is None:
+            raise PrecompileVMError(f"invalid function selector: 0x{data[:4].hex()}")
+        try:
+            computation.output = fn(Env(computation, address), data[4:])
+        except PrecompileError as e:
+            if isinstance(e, VMError):
+                raise
+            raise PrecompileVMError(*e.args) from None
+
+    return run
+
 
 class _SuppressesVMError(Protocol):
     def __enter__(self) -> object: ...
@@ -103,7 +136,7 @@ def _computation_class(base: type[ComputationAPI], modules: tuple[Module, ...]) 
                         # py-evm declares __exit__ -> None | bool, which mypy reads as never
                         # suppressing; it returns True for a VMError such as this one
                         with cast(_SuppressesVMError, computation):  # records the error and uses all the gas
-                            raise PrecompileError(reason)
+                            raise PrecompileVMError(reason)
                         return computation
                 return super().apply_create_message(state, message, transaction_context, parent_computation)
 

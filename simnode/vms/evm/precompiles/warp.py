@@ -27,9 +27,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from eth.vm.spoof import SpoofTransaction
-from eth_utils import ValidationError
-
 from ....codec import CodecError
 from ....warp import signatures
 from ....warp.errors import WarpError
@@ -159,6 +156,9 @@ def prepare_tx(state: Any, tx: Any) -> Any:
     if not found:
         state.warp_tx_failed = 0
         return tx
+    from eth.vm.spoof import SpoofTransaction  # loaded already: the tx runs on py-evm
+    from eth_utils import ValidationError
+
     tx_hash = getattr(tx, "hash", None)
     state.warp_tx_failed = getattr(state, "warp_failed", {}).get(tx_hash, 0)
     try:

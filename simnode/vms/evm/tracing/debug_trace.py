@@ -9,21 +9,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from eth.vm.chain_context import ChainContext
-
 from ....rpc.jsonrpc import EthService, RPCError
 from ..block_rows import BlockInfo
 from ..headers import evm_header
 from ..vmerrors import ChainError
-from ..execution import MessageRefused, call_gas
 from ..rpcjson import hb, hx, parse_block_overrides, parse_hash, parse_state_overrides
-from .hooks import Tracer, tracing, tracing_vm
 
 if TYPE_CHECKING:
     from ..service import EthAPI
+    from .hooks import Tracer
+
+# py-evm's tracing hooks and the executor are imported by the first trace, not with the endpoints
 
 
 def _tracer_from(config: Any) -> Tracer:
+    from .hooks import Tracer
+
     cfg = config if isinstance(config, dict) else {}
     name = cfg.get("tracer")
     if name in (None, "", "structLogger"):
@@ -43,6 +44,10 @@ def _result(tracer: Tracer, comp: Any, gas_used: int) -> Any:
 
 
 def _block_vm(api: EthAPI, block: BlockInfo) -> tuple[Any, Any]:
+    from eth.vm.chain_context import ChainContext
+
+    from .hooks import tracing_vm
+
     chain = api.chain
     pre = chain.pre_state_root(block)
     hdr = evm_header(block.header, state_root=pre, gas_used=0, bloom=0)
@@ -59,6 +64,8 @@ def _block_vm(api: EthAPI, block: BlockInfo) -> tuple[Any, Any]:
 
 
 def trace_block(api: EthAPI, block: BlockInfo, config: Any, only: int | None = None) -> list:
+    from .hooks import tracing
+
     vm, prev = _block_vm(api, block)
     out = []
     for i, tx in enumerate(block.txs):
@@ -103,6 +110,9 @@ def register_trace(svc: EthService, api: EthAPI) -> None:
     def trace_call(obj: Any, tag: Any = None, config: Any = None) -> Any:
         """coreth's TraceCall: the call's message as eth_call makes it (no nonce, the gas capped),
         traced; a refused message is "tracing failed"."""
+        from ..execution import MessageRefused, call_gas
+        from .hooks import tracing, tracing_vm
+
         args = api.call_args(obj)
         block = api._latest_or_block(tag)
         tracer = _tracer_from(config)
