@@ -9,12 +9,17 @@ atomic LevelDB write (`flush_into`). Reads see the overlay first, then the Store
 A branch node a block's trie commit made out of another is written as a DELTA record under
 `delta_prefix` instead of whole (trie_delta.py); reads rebuild it, so py-evm sees whole nodes.
 A data dir written before deltas holds whole nodes only, which read as before.
+
+py-evm's canonical number -> hash entries (what BLOCKHASH reads) are not stored: `block_hash`
+answers them from the chain's own block rows. A data dir written before holds them, read as they are.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import rlp
 from eth.db.atomic import AtomicDB
 from eth.db.backends.base import BaseDB
 
@@ -23,13 +28,17 @@ from .trie_delta import deltas, depth_of_record, rebuild
 if TYPE_CHECKING:
     from ...store import Batch, Store
 
+CANONICAL_HASH_KEY = b"block-number-to-hash:"  # + decimal number: py-evm's SchemaV1 key
+
 
 class StoreKV(BaseDB):
     """A dict-like py-evm backend: overlay of pending writes over the Store."""
 
-    def __init__(self, store: Store, prefix: bytes, delta_prefix: bytes | None = None) -> None:
+    def __init__(self, store: Store, prefix: bytes, delta_prefix: bytes | None = None,
+                 block_hash: Callable[[int], bytes | None] | None = None) -> None:
         self.store = store
         self.prefix = prefix
+        self.block_hash = block_hash  # the hash of canonical block n, None when there is none
         # b"C/s/" -> b"C/sd/": not under `prefix`, so no py-evm key can land there
         self.delta_prefix = delta_prefix if delta_prefix is not None else prefix.rstrip(b"/") + b"d/"
         self.pending: dict[bytes, bytes | None] = {}
@@ -54,7 +63,7 @@ class StoreKV(BaseDB):
         v = self.store.get(self.prefix + key)
         if v is None:
             if len(key) != 32:
-                raise KeyError(key)
+                return self._canonical_hash(key)
             record = self.store.get(self.delta_prefix + key)
             if record is None:
                 raise KeyError(key)
@@ -65,6 +74,15 @@ class StoreKV(BaseDB):
                 self._cache.clear()
             self._cache[key] = v
         return v
+
+    def _canonical_hash(self, key: bytes) -> bytes:
+        """py-evm's canonical number -> hash entry, from the block rows (RLP, as py-evm stores it)."""
+        if self.block_hash is None or not key.startswith(CANONICAL_HASH_KEY):
+            raise KeyError(key)
+        h = self.block_hash(int(key[len(CANONICAL_HASH_KEY):]))
+        if h is None:
+            raise KeyError(key)
+        return rlp.encode(h)
 
     def __setitem__(self, key: bytes, value: bytes) -> None:
         self.pending[key] = value

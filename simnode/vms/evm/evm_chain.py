@@ -119,7 +119,7 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         # credited at the start of block 1 (on a fork N+1), like an activation: block 0 stays the real genesis
         self.first_block_credits: tuple[tuple[bytes, int], ...] = tuple(getattr(ctx, "first_block_credits", ()))
         self.vm_class = self.precompiles.base_vm
-        self.kv = StoreKV(self.store, prefix + b"s/")
+        self.kv = StoreKV(self.store, prefix + b"s/", block_hash=self.canonical_hash)
         self.db = atomic_db(self.kv)
         self.chain_class = PyEvmChain.configure(
             __name__="AvalancheChain", vm_configuration=((0, self.vm_class),), chain_id=self.evm_chain_id)
