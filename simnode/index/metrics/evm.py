@@ -17,7 +17,8 @@ block adds, by the rules of the Metrics API (issue 11):
 
 Buckets of all four intervals get the same figures (only the day's are served for the day-only
 metrics); distinct counts are exact (a marker row per address and bucket), per chain and, for
-`total`, over the union of the chains. Reads go through the batch, which sees its own writes (a
+`total`, over the union of the chains (an address's flags in a union bucket are those of its
+markers on every chain together). Reads go through the batch, which sees its own writes (a
 reindex batch holds many blocks).
 """
 
@@ -29,6 +30,7 @@ from ...store import Batch, pack, unpack
 from ...vms.evm.headers import decoded_header
 from ...vms.evm.receipts import ReceiptRow
 from ..evm.layout import F_CREATE, F_CREATE2
+from ..evm.query import indexed_chains
 from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC
 from ..keys import big, num, u8, u64
 from . import buckets
@@ -170,10 +172,11 @@ def _greater(num_a: int, den_a: int, num_b: int, den_b: int) -> bool:
 class _Writer:
     """Stages one block's metric rows for one chain and the union."""
 
-    def __init__(self, batch: Batch, sp: MetricSpace, ms: int) -> None:
+    def __init__(self, batch: Batch, chain_id: bytes, ms: int) -> None:
         self.batch = batch
+        self.chain_id = chain_id
         self.ch = batch.changes
-        self.sp = sp
+        self.sp = chain_metrics(chain_id)
         self.ms = ms
         self.t = ms // 1000
         self.starts = buckets.starts(self.t)
@@ -254,7 +257,7 @@ class _Writer:
                 elif now != had:
                     ch[key] = u8(now)
                 if now != had:
-                    union.marker(iv, self.starts[iv], address, now)
+                    union.marker(iv, self.starts[iv], address, had, now)
                 elif iv in (buckets.HOUR, buckets.DAY):
                     break
                 if iv == buckets.DAY and not had and batch.get(sp.first_active + address) is None:
@@ -291,6 +294,7 @@ class _Union:
         self.records: dict[bytes, list] = {}
         self.new_addresses: list[bytes] = []  # first seen on the chain in this block
         self.new_deployers: list[bytes] = []
+        self.others: list[MetricSpace] | None = None
 
     def first_active(self, address: bytes) -> None:
         self.new_addresses.append(address)
@@ -333,19 +337,28 @@ class _Union:
             found = raw
         return None if found is None else unpack(found)
 
-    def marker(self, iv: int, start: int, address: bytes, flags: int) -> None:
-        key = UNION.markers + u8(iv) + u64(start) + address
-        old = self.batch.get(key)
-        had = old[0] if old is not None else 0
-        now = had | flags
-        if now == had:
+    def marker(self, iv: int, start: int, address: bytes, had: int, now: int) -> None:
+        """The chain's marker of `address` in a bucket went from flags `had` to `now`: the union's
+        flags are those of every chain's marker together (no row of their own)."""
+        suffix = u8(iv) + u64(start) + address
+        for sp in self._other_chains():
+            old = self.batch.get(sp.markers + suffix)
+            if old is not None:
+                had |= old[0]
+        if now | had == had:
             return
         rec = self.record(iv, start)
         if not had & ACTIVE:
             rec[U_ACTIVE] += 1
         if now & SENDER and not had & SENDER:
             rec[U_SENDERS] += 1
-        self.ch[key] = u8(now)
+
+    def _other_chains(self) -> list[MetricSpace]:
+        """The metric tables of the node's other indexed chains (read once per block)."""
+        if self.others is None:
+            spaces = (chain_metrics(cid) for cid in indexed_chains(self.batch) if cid != self.w.chain_id)
+            self.others = [sp for sp in spaces if self.batch.get(sp.totals) is not None]
+        return self.others
 
     def deployer(self, address: bytes) -> None:
         key = UNION.deployers + u64(self.w.day) + address
@@ -396,5 +409,5 @@ class _Union:
 def index_block(source: Any, row: dict, batch: Batch) -> int:
     """Stage the metric rows of EVM block `row` in `batch`; returns the block number."""
     number = decoded_header(row["hdr"], source.header_rules.coreth).block_number
-    _Writer(batch, chain_metrics(source.chain_id), row["ms"]).chain_rows(number, block_activity(row))
+    _Writer(batch, source.chain_id, row["ms"]).chain_rows(number, block_activity(row))
     return number

@@ -19,7 +19,8 @@ chains (`total`, `mainnet`, `testnet`); every other figure of those is summed at
 
     mt                      -> [latest day bucket start | None]
     mb/<iv><start>          -> UNION: the bucket's distinct counts and sums over the chains
-    ma/<iv><start><addr>    -> flags u8
+    (ma/<iv><start><addr>   -> flags u8: written before issue 27, no longer read: an address's
+                               flags in a union bucket are its chain markers' together)
     md/<day><addr>          -> b""
     mf/<addr>, mg/<addr>    -> u64 first day (the earliest over the chains, whatever order their
                                blocks were indexed in)
