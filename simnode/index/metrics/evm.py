@@ -361,9 +361,10 @@ class _Union:
         return self.others
 
     def deployer(self, address: bytes) -> None:
-        key = UNION.deployers + u64(self.w.day) + address
-        if self.batch.get(key) is None:
-            self.ch[key] = b""
+        """`address` deployed on the chain for the first time today: a union deployer of the day
+        unless it deployed on another chain today."""
+        suffix = u64(self.w.day) + address
+        if all(self.batch.get(sp.deployers + suffix) is None for sp in self._other_chains()):
             self.record(buckets.DAY, self.w.day)[U_DEPLOYERS] += 1
 
     def finish(self, act: _Activity) -> None:
@@ -378,21 +379,20 @@ class _Union:
             if act.max_price > _num(rec[U_MAX_PRICE]):
                 rec[U_MAX_PRICE] = big(act.max_price)
         for address in self.new_addresses:
-            self._first_day(UNION.first_active + address, U_CUM_ADDRESSES)
+            self._first_day([sp.first_active + address for sp in self._other_chains()], U_CUM_ADDRESSES)
         for address in self.new_deployers:
-            self._first_day(UNION.first_deployed + address, U_CUM_DEPLOYERS)
+            self._first_day([sp.first_deployed + address for sp in self._other_chains()], U_CUM_DEPLOYERS)
         for key, rec in self.records.items():
             self.ch[key] = pack(rec)
 
-    def _first_day(self, key: bytes, field: int) -> None:
+    def _first_day(self, keys: list[bytes], field: int) -> None:
         """Count an address first seen on its chain today in every union day bucket from its first
-        day over the union on (a bucket counts the addresses first seen up to its end)."""
+        day over the union on (a bucket counts the addresses first seen up to its end). Its first
+        day over the union before is the earliest of its first days on the other chains (`keys`)."""
         day = self.w.day
-        old = self.batch.get(key)
-        was = num(old) if old is not None else None
+        was = min((num(raw) for raw in map(self.batch.get, keys) if raw is not None), default=None)
         if was is not None and was <= day:
             return
-        self.ch[key] = u64(day)
         self.record(buckets.DAY, day)[field] += 1
         latest = self.w._get(UNION.totals)[0]
         if latest <= day:
