@@ -354,9 +354,11 @@ class _Union:
             rec[U_SENDERS] += 1
 
     def _other_chains(self) -> list[MetricSpace]:
-        """The metric tables of the node's other indexed chains (read once per block)."""
+        """The metric tables of the node's other indexed chains (read once per block). Another chain's
+        rows are committed before this chain's batch is built (a reindex indexes chain after chain),
+        so the chains are listed from the store: seeks through a batch of many blocks sort it."""
         if self.others is None:
-            spaces = (chain_metrics(cid) for cid in indexed_chains(self.batch) if cid != self.w.chain_id)
+            spaces = (chain_metrics(cid) for cid in indexed_chains(self.batch.store) if cid != self.w.chain_id)
             self.others = [sp for sp in spaces if self.batch.get(sp.totals) is not None]
         return self.others
 
