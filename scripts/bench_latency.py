@@ -3,7 +3,7 @@
 time on one keep-alive connection, with the server's CPU time per request when its pid is given.
 
     ETH_HASH_BACKEND=pysha3 .venv/bin/python scripts/bench_latency.py URL [--pid PID]
-        [--keys 0xK] [-n 1000] [--label NAME]
+        [--keys 0xK] [-n 1000] [--label NAME] [--only PHASES] [--old FILE]
 
 The client is a plain blocking socket (no event loop), so its own share of each figure is small
 and the same for every server. Phases, each `-n` requests after 50 unmeasured ones:
@@ -11,7 +11,11 @@ and the same for every server. Phases, each `-n` requests after 50 unmeasured on
   call: eth_call balanceOf on tests/contracts/Token.json (deployed first);
   estimate: eth_estimateGas of a token transfer;
   send_receipt: eth_sendRawTransaction of a pre-signed token transfer, then its receipt
-  polled at once (no sleep) until it is there; also the polls it took.
+  polled at once (no sleep) until it is there; also the polls it took;
+  with --old FILE (lines "0xTXHASH 0xADDRESS", at least n + 50, in the order to read them):
+  receipt_old: eth_getTransactionReceipt of each listed tx, balance_old: eth_getBalance at
+  latest of each listed address, each read once (old rows, mostly outside LevelDB's block cache
+  when the database is larger than it: the cost of reading LevelDB's blocks, simnode/store/kv.py).
 One JSON line on stdout: per phase p50/p90 in ms and, with --pid, the server's user+system CPU
 microseconds per request (per send+receipt round for send_receipt).
 """
@@ -108,8 +112,10 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=1000)
     ap.add_argument("--label", default="")
     ap.add_argument("--only", default="blockNumber,getBalance,call,estimate,send_receipt",
-                    help="phases to run, comma separated")
+                    help="phases to run, comma separated (receipt_old, balance_old: with --old)")
+    ap.add_argument("--old", type=Path, help='lines "0xTXHASH 0xADDRESS" for receipt_old and balance_old')
     args = ap.parse_args()
+    old = [line.split() for line in args.old.read_text().splitlines()] if args.old else []
     rpc = Conn(args.url)
     sender = Account.from_key(args.keys.split(",")[0])
     chain_id = int(rpc("eth_chainId"), 16)  # type: ignore[arg-type]
@@ -154,6 +160,8 @@ def main() -> None:
                               "latest"),
         "estimate": lambda i: rpc("eth_estimateGas", {"from": sender.address, "to": token, "data": transfer(i)}),
         "send_receipt": send_receipt,
+        "receipt_old": lambda i: rpc("eth_getTransactionReceipt", old[i][0]),
+        "balance_old": lambda i: rpc("eth_getBalance", old[i][1], "latest"),
     }
     out: dict = {"url": args.url, "label": args.label}
     for name in args.only.split(","):

@@ -74,6 +74,23 @@ def page(db: Readable, prefix: bytes, limit: int, cursor: bytes | None = None, r
     return out, None
 
 
+def merged_page(db: Readable, prefixes: list[bytes], limit: int, cursor: bytes | None = None, reverse: bool = False,
+                lo: bytes | None = None, hi: bytes | None = None) -> tuple[list[tuple[bytes, bytes]], bytes | None]:
+    """page() over several tables of one suffix shape as one table, each suffix once: a page of
+    each (the first `limit` rows of their union are among them) merged."""
+    rows: dict[bytes, bytes] = {}
+    more = False
+    for prefix in prefixes:
+        part, nxt = page(db, prefix, limit, cursor, reverse, lo, hi)
+        rows.update(part)
+        more = more or nxt is not None
+    out = sorted(rows.items(), reverse=reverse)
+    if more or len(out) > limit:
+        out = out[:limit]
+        return out, out[-1][0]
+    return out, None
+
+
 def first(db: Readable, prefix: bytes, at_most: bytes | None = None) -> tuple[bytes, bytes] | None:
     """The row with the greatest suffix <= `at_most` (the greatest of all if None): one seek."""
     rows = (db.iterate(prefix, prefix + at_most, reverse=True) if at_most is not None

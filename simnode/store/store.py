@@ -74,6 +74,11 @@ class Batch:
             return self.changes[key]
         return self._store.get(key)
 
+    @property
+    def store(self) -> Store:
+        """The store it commits to: its committed rows alone."""
+        return self._store
+
     def put(self, key: bytes, value: bytes) -> None:
         self.changes[key] = value
 

@@ -396,3 +396,26 @@ def test_account_rlp_matches_pyevm(nonce, balance, storage_root, code_hash):
     encoded = rlp.encode(acct, sedes=PyEvmAccount)
     assert account_rlp(acct) == encoded
     assert account_from_rlp(encoded) == acct
+
+
+def test_blockhash_is_read_from_the_block_rows():
+    """BLOCKHASH answers the block rows' hashes (py-evm's number -> hash entries are not stored),
+    after a restart too; a data dir written before, with those entries, reads them as stored."""
+    store = Store.memory()
+    c = make_chain(store)
+    reader = b"\xb1" * 20  # returns BLOCKHASH(calldata word 0)
+    c.edit_state(lambda s: s.set_code(reader, bytes.fromhex("600035406000526020600" + "0f3")))
+    for n in range(3):
+        c.submit_raw(signed(EWOQ, n))
+    head = c.head.number
+    assert not list(store.iterate(b"C/s/block-number-to-hash:"))
+    again = make_chain(store)
+    row = again.block_row(head)
+    for chain in (c, again):
+        assert [chain.static_call(row, reader, n.to_bytes(32, "big")) for n in range(head + 2)] == [
+            c.block(n).hash for n in range(head)] + [bytes(32)] * 2  # BLOCKHASH(n) for n >= the block: 0
+    old = b"\x0b" * 32  # an old data dir's stored entry answers as stored
+    batch = store.batch()
+    batch.changes[b"C/s/block-number-to-hash:1"] = rlp.encode(old)
+    batch.commit()
+    assert make_chain(store).static_call(row, reader, (1).to_bytes(32, "big")) == old

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simnode.index.keys import big, chain_space, from_sbig, marker, num, parts, sbig, table, u32, u64
-from simnode.index.page import CursorError, check_cursor, first, page
+from simnode.index.page import CursorError, check_cursor, first, merged_page, page
 from simnode.store import Store
 
 U64 = st.integers(0, 2**64 - 1)
@@ -107,6 +107,26 @@ def test_walk_while_rows_arrive_sees_each_old_row_once(rows, reverse, steps):
     assert len(seen) == len(set(seen))
     assert old <= set(seen)
     assert seen == sorted(seen, reverse=reverse)
+
+
+@given(ROWS, ROWS, st.booleans(), st.integers(1, 5), st.integers(0, 52), st.integers(0, 52))
+def test_merged_page_walks_two_tables_as_one(a, b, reverse, limit, start, end):
+    """Two tables of one suffix shape (rows in both once), page by page, within block bounds."""
+    store = Store.memory()
+    batch = store.batch()
+    for prefix, rows in ((b"t/", a), (b"u/", b)):
+        for blk, idx in rows:
+            batch.put(prefix + u64(blk) + u32(idx), b"")
+    batch.commit()
+    want = sorted({u64(blk) + u32(idx) for blk, idx in a + b if start <= blk < end}, reverse=reverse)
+    seen, cursor = [], None
+    while True:
+        rows, cursor = merged_page(store, [b"t/", b"u/"], limit, cursor, reverse, u64(start), u64(end))
+        assert len(rows) <= limit
+        seen += [s for s, _ in rows]
+        if cursor is None:
+            break
+    assert seen == want
 
 
 def test_page_on_leveldb(tmp_path):

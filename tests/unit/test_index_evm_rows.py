@@ -20,6 +20,7 @@ from simnode.index.evm.query import EvmIndex, address_chains, all_blocks, all_tr
 from simnode.index.evm.rows import (TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC, decode_tx,
                                     log_transfers)
 from simnode.index.evm.tokens import DECIMALS, NAME, SUPPORTS_INTERFACE, SYMBOL, TOKEN_URI, TOTAL_SUPPLY
+from simnode.index.keys import u32, u64
 from simnode.index.page import CursorError
 from simnode.crypto.hashing import keccak256
 from simnode.store import Store, pack, unpack
@@ -192,6 +193,19 @@ def test_blocks_txs_and_erc20_balances_with_history():
     own = ix.address_transactions(B, 10).items
     assert [len(x.transfers) for x in own] == [1, 0]  # only the transfer B is part of
     assert [a for a in address_chains(store, C)] == [CID]
+    # an address's txs are its na rows and its ta rows (only where it is no end of the tx itself)
+    sp = layout.space(CID)
+    assert [k[len(sp.ta):] for k, _ in store.iterate(sp.ta)] == [bytes(20) + u64(1) + u32(0), B + u64(2) + u32(1),
+                                                                 C + u64(2) + u32(1)]  # the mint's zero address
+    assert [(t.tx.block_number, t.tx.index) for t in ix.address_transactions(A, 10).items] == [
+        (3, 0), (2, 1), (2, 0), (1, 0)]
+    answers = [ix.address_transactions(a, n).items for a in (A, B, C, TOKEN) for n in (1, 10)]
+    # as the layout before issue 27 wrote them: ta held the na rows too; the answers are the same
+    batch = store.batch()
+    for k, _ in list(store.iterate(sp.na)):
+        batch.put(sp.ta + k[len(sp.na):], b"")
+    batch.commit()
+    assert [ix.address_transactions(a, n).items for a in (A, B, C, TOKEN) for n in (1, 10)] == answers
     assert [b.number for b in all_blocks(store, 2).items] == [3, 2]
     assert len(all_transactions(store, 10, status=1).items) == 3
     with pytest.raises(CursorError):

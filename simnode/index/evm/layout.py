@@ -14,9 +14,11 @@ tx's call frames, `st` u8 tx status (0 failed, 1 success), `id` 32-byte token ID
                                    receipt)
     (tx and block hashes are looked up in the chain's own t/ and h/ rows)
     ts/<st><num><idx>           txs by status
-    ta/<addr><num><idx>         txs by address: from, to (or the contract created), both ends of
-                                every token transfer and of every listed internal tx
     na/<addr><num><idx>         native txs by address: from, to (or the contract created)
+    ta/<addr><num><idx>         the other txs of an address: it is an end of a token transfer or of
+                                a listed internal tx, not the tx's from or to; its txs are its na
+                                and ta rows together (before issue 27 ta held the na rows too:
+                                the union is the same)
     tr/<num><idx><log><sub>     -> TRANSFER record (ERC-20 Transfer, ERC-721 Transfer,
                                    ERC-1155 TransferSingle/TransferBatch items)
     e2|e7|e1/<addr><num><idx><log><sub>   ERC-20 | ERC-721 | ERC-1155 transfers by from and to
@@ -45,8 +47,8 @@ Before this layout, bk held the whole BLOCK record, tx the whole TX record, and 
 num idx, bh/<block hash> -> num copied the chain's hash lookups: such rows are still read (the
 records by their shape); `simnode reindex` rewrites them in this layout.
 
-The chains an address has activity on are those whose ta table has a row for it (a seek per
-chain), so no table of their own.
+The chains an address has activity on are those whose na or ta table has a row for it (a seek
+or two per chain), so no table of their own.
 
 Records are msgpack lists; amounts are keys.big bytes, balances keys.sbig bytes (BLOCK and TX as
 chain_rows.py builds them from the chain's rows):

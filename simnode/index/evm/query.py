@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ...store import unpack
 from ..keys import NS, from_sbig, num, parts, u8, u64
-from ..page import CursorError, Page, Readable, check_cursor, first, page
+from ..page import CursorError, Page, Readable, check_cursor, first, merged_page, page
 from .chain_rows import ChainRows
 from .layout import (ERC721, ERC1155, FRAME_KINDS, GLOBAL_BLOCKS, GLOBAL_TX_STATUS, GLOBAL_TXS, STANDARD_NAMES,
                      W_FRAME, W_TRANSFER, W_TX, is_listed_internal, space)
@@ -301,7 +301,7 @@ class EvmIndex:
         token transfer or of a listed internal tx."""
         check_cursor(cursor, W_TX)
         lo, hi = _bounds(start_block, end_block)
-        rows, nxt = page(self.db, self.sp.ta + address, limit, cursor, reverse, lo, hi)
+        rows, nxt = merged_page(self.db, [self.sp.na + address, self.sp.ta + address], limit, cursor, reverse, lo, hi)
         items = []
         for pos, _ in rows:
             tx = self._tx_at(pos)
@@ -555,7 +555,8 @@ def indexed_chains(db: Readable) -> list[bytes]:
 
 def address_chains(db: Readable, address: bytes) -> list[bytes]:
     """IDs of the chains the address has activity on (any row in their txs by address), ascending."""
-    return [cid for cid in indexed_chains(db) if next(iter(db.iterate(space(cid).ta + address)), None) is not None]
+    return [cid for cid in indexed_chains(db)
+            if any(next(iter(db.iterate(t + address)), None) is not None for t in (space(cid).na, space(cid).ta))]
 
 
 def all_blocks(db: Readable, limit: int, cursor: bytes | None = None, reverse: bool = True) -> Page[Block]:

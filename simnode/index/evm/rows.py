@@ -248,7 +248,7 @@ class _Block:
             self.frames(pos, idx, frames, h, sender, touched)
         for a in native:
             ch[sp.na + a + pos] = b""
-        for a in touched:
+        for a in touched - native:  # the address's txs are its na rows and these (query.py merges them)
             ch[sp.ta + a + pos] = b""
         return used * price
 

@@ -17,7 +17,8 @@ block adds, by the rules of the Metrics API (issue 11):
 
 Buckets of all four intervals get the same figures (only the day's are served for the day-only
 metrics); distinct counts are exact (a marker row per address and bucket), per chain and, for
-`total`, over the union of the chains. Reads go through the batch, which sees its own writes (a
+`total`, over the union of the chains (an address's flags in a union bucket are those of its
+markers on every chain together). Reads go through the batch, which sees its own writes (a
 reindex batch holds many blocks).
 """
 
@@ -29,6 +30,7 @@ from ...store import Batch, pack, unpack
 from ...vms.evm.headers import decoded_header
 from ...vms.evm.receipts import ReceiptRow
 from ..evm.layout import F_CREATE, F_CREATE2
+from ..evm.query import indexed_chains
 from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC
 from ..keys import big, num, u8, u64
 from . import buckets
@@ -170,10 +172,11 @@ def _greater(num_a: int, den_a: int, num_b: int, den_b: int) -> bool:
 class _Writer:
     """Stages one block's metric rows for one chain and the union."""
 
-    def __init__(self, batch: Batch, sp: MetricSpace, ms: int) -> None:
+    def __init__(self, batch: Batch, chain_id: bytes, ms: int) -> None:
         self.batch = batch
+        self.chain_id = chain_id
         self.ch = batch.changes
-        self.sp = sp
+        self.sp = chain_metrics(chain_id)
         self.ms = ms
         self.t = ms // 1000
         self.starts = buckets.starts(self.t)
@@ -254,7 +257,7 @@ class _Writer:
                 elif now != had:
                     ch[key] = u8(now)
                 if now != had:
-                    union.marker(iv, self.starts[iv], address, now)
+                    union.marker(iv, self.starts[iv], address, had, now)
                 elif iv in (buckets.HOUR, buckets.DAY):
                     break
                 if iv == buckets.DAY and not had and batch.get(sp.first_active + address) is None:
@@ -291,6 +294,7 @@ class _Union:
         self.records: dict[bytes, list] = {}
         self.new_addresses: list[bytes] = []  # first seen on the chain in this block
         self.new_deployers: list[bytes] = []
+        self.others: list[MetricSpace] | None = None
 
     def first_active(self, address: bytes) -> None:
         self.new_addresses.append(address)
@@ -333,24 +337,36 @@ class _Union:
             found = raw
         return None if found is None else unpack(found)
 
-    def marker(self, iv: int, start: int, address: bytes, flags: int) -> None:
-        key = UNION.markers + u8(iv) + u64(start) + address
-        old = self.batch.get(key)
-        had = old[0] if old is not None else 0
-        now = had | flags
-        if now == had:
+    def marker(self, iv: int, start: int, address: bytes, had: int, now: int) -> None:
+        """The chain's marker of `address` in a bucket went from flags `had` to `now`: the union's
+        flags are those of every chain's marker together (no row of their own)."""
+        suffix = u8(iv) + u64(start) + address
+        for sp in self._other_chains():
+            old = self.batch.get(sp.markers + suffix)
+            if old is not None:
+                had |= old[0]
+        if now | had == had:
             return
         rec = self.record(iv, start)
         if not had & ACTIVE:
             rec[U_ACTIVE] += 1
         if now & SENDER and not had & SENDER:
             rec[U_SENDERS] += 1
-        self.ch[key] = u8(now)
+
+    def _other_chains(self) -> list[MetricSpace]:
+        """The metric tables of the node's other indexed chains (read once per block). Another chain's
+        rows are committed before this chain's batch is built (a reindex indexes chain after chain),
+        so the chains are listed from the store: seeks through a batch of many blocks sort it."""
+        if self.others is None:
+            spaces = (chain_metrics(cid) for cid in indexed_chains(self.batch.store) if cid != self.w.chain_id)
+            self.others = [sp for sp in spaces if self.batch.get(sp.totals) is not None]
+        return self.others
 
     def deployer(self, address: bytes) -> None:
-        key = UNION.deployers + u64(self.w.day) + address
-        if self.batch.get(key) is None:
-            self.ch[key] = b""
+        """`address` deployed on the chain for the first time today: a union deployer of the day
+        unless it deployed on another chain today."""
+        suffix = u64(self.w.day) + address
+        if all(self.batch.get(sp.deployers + suffix) is None for sp in self._other_chains()):
             self.record(buckets.DAY, self.w.day)[U_DEPLOYERS] += 1
 
     def finish(self, act: _Activity) -> None:
@@ -365,21 +381,20 @@ class _Union:
             if act.max_price > _num(rec[U_MAX_PRICE]):
                 rec[U_MAX_PRICE] = big(act.max_price)
         for address in self.new_addresses:
-            self._first_day(UNION.first_active + address, U_CUM_ADDRESSES)
+            self._first_day([sp.first_active + address for sp in self._other_chains()], U_CUM_ADDRESSES)
         for address in self.new_deployers:
-            self._first_day(UNION.first_deployed + address, U_CUM_DEPLOYERS)
+            self._first_day([sp.first_deployed + address for sp in self._other_chains()], U_CUM_DEPLOYERS)
         for key, rec in self.records.items():
             self.ch[key] = pack(rec)
 
-    def _first_day(self, key: bytes, field: int) -> None:
+    def _first_day(self, keys: list[bytes], field: int) -> None:
         """Count an address first seen on its chain today in every union day bucket from its first
-        day over the union on (a bucket counts the addresses first seen up to its end)."""
+        day over the union on (a bucket counts the addresses first seen up to its end). Its first
+        day over the union before is the earliest of its first days on the other chains (`keys`)."""
         day = self.w.day
-        old = self.batch.get(key)
-        was = num(old) if old is not None else None
+        was = min((num(raw) for raw in map(self.batch.get, keys) if raw is not None), default=None)
         if was is not None and was <= day:
             return
-        self.ch[key] = u64(day)
         self.record(buckets.DAY, day)[field] += 1
         latest = self.w._get(UNION.totals)[0]
         if latest <= day:
@@ -396,5 +411,5 @@ class _Union:
 def index_block(source: Any, row: dict, batch: Batch) -> int:
     """Stage the metric rows of EVM block `row` in `batch`; returns the block number."""
     number = decoded_header(row["hdr"], source.header_rules.coreth).block_number
-    _Writer(batch, chain_metrics(source.chain_id), row["ms"]).chain_rows(number, block_activity(row))
+    _Writer(batch, source.chain_id, row["ms"]).chain_rows(number, block_activity(row))
     return number

@@ -19,10 +19,15 @@ chains (`total`, `mainnet`, `testnet`); every other figure of those is summed at
 
     mt                      -> [latest day bucket start | None]
     mb/<iv><start>          -> UNION: the bucket's distinct counts and sums over the chains
+
+and, written before issue 27 and no longer read (each follows from the chains' own rows: an
+address's flags in a union bucket are its chain markers' together, a union deployer of a day
+deployed on one of the chains that day, its first day over the union is the earliest of its
+first days on the chains, whatever order their blocks were indexed in):
+
     ma/<iv><start><addr>    -> flags u8
     md/<day><addr>          -> b""
-    mf/<addr>, mg/<addr>    -> u64 first day (the earliest over the chains, whatever order their
-                               blocks were indexed in)
+    mf/<addr>, mg/<addr>    -> u64 first day
 
 The P-Chain, under keys.chain_space(P-Chain ID) (`subnet` 32 bytes, `vid` 32-byte validation
 ID, `node` 20-byte node ID); amounts in nAVAX:

@@ -1,8 +1,9 @@
 """An EVM chain's block rows: how an accepted block is stored, read back and cached.
 
 Storage (all under the chain prefix, e.g. b"C/"):
-    s/<key>            py-evm's database (trie nodes, code, and the canonical number -> block hash
-                       entries BLOCKHASH reads), via StoreKV
+    s/<key>            py-evm's database (trie nodes, code), via StoreKV; the canonical number ->
+                       block hash entries BLOCKHASH reads are answered from b/ (canonical_hash);
+                       a data dir written before holds them under s/ too
     sd/<node hash>     a trie branch node stored as the children it changes in another (db.py,
                        trie_delta.py)
     b/<num u64>        block row (msgpack): header RLP (coreth's or subnet-EVM's, headers.py) and
@@ -41,7 +42,7 @@ from .fees import FeeState, fee_state_from_row
 from .headers import Header, HeaderRules
 from .precompiles import warp
 from .receipts import ReceiptRow
-from .rlpcodec import encode, item_length
+from .rlpcodec import item_length
 
 STORAGE_KEY_RULE = b"keyrule"  # chain meta row: present once a chain's slots are keyed as coreth keys them
 BLOCK_CACHE = 256  # decoded recent blocks (receipt and block lookups); older ones are read back from the store
@@ -49,12 +50,6 @@ BLOCK_CACHE = 256  # decoded recent blocks (receipt and block lookups); older on
 
 def u64(n: int) -> bytes:
     return n.to_bytes(8, "big")
-
-
-def number_to_hash_key(num: int) -> bytes:
-    """py-evm's key of block `num`'s canonical hash (SchemaV1.make_block_number_to_hash_lookup_key),
-    which BLOCKHASH reads; the value is the hash's RLP."""
-    return f"block-number-to-hash:{num}".encode()
 
 
 class BlockInfo:
@@ -120,7 +115,7 @@ class BlockRows:
 
     def _write_fork_base(self) -> None:
         """The fork base block N (the upstream's, over the fork's own empty state; not indexed:
-        the index starts at N+1) as the head, and its canonical hash for BLOCKHASH."""
+        the index starts at N+1) as the head."""
         header, row = self.fork.base_row(self.header_rules.coreth, self.fee_rules)
         num = header.block_number
         batch = self.store.batch()
@@ -130,7 +125,6 @@ class BlockRows:
         ch[self._key(b"head")] = u64(num)
         ch[self._key(b"root")] = header.state_root
         ch[self._key(STORAGE_KEY_RULE)] = b"coreth"
-        self.kv[number_to_hash_key(num)] = encode(row["h"])
         self.kv.flush_into(batch)
         batch.commit()
 
@@ -147,9 +141,9 @@ class BlockRows:
     def _put_block_rows(self, batch: Any, header: Header, ms: int, fee: FeeState, raws: list[bytes],
                         senders: list[bytes], receipts: list[list], pre: bytes | None = None,
                         ext: bytes = b"", ext_gas: int = 0, frames: list[list] | None = None) -> bytes:
-        """Stage the block's rows in `batch` (and its canonical hash in the py-evm overlay, which
-        the caller flushes into `batch` afterwards, so the indexer can still read the block's
-        state there); returns the packed block row."""
+        """Stage the block's rows in `batch` (the caller flushes the py-evm overlay into `batch`
+        afterwards, so the indexer can still read the block's state there); returns the packed
+        block row."""
         num = header.block_number
         hdr = header.encode()
         h = keccak256(hdr)
@@ -183,7 +177,6 @@ class BlockRows:
                 ch[self._key(b"la/", a, u64(num))] = b""
         ch[self._key(b"head")] = u64(num)
         ch[self._key(b"root")] = header.state_root
-        self.kv[number_to_hash_key(num)] = encode(h)
         if self.ctx.indexer is not None:
             self.ctx.indexer.block_accepted(self, row, batch)
         return packed
@@ -222,6 +215,11 @@ class BlockRows:
         if num is None:
             return None
         return self.block(int.from_bytes(num, "big"))
+
+    def canonical_hash(self, num: int) -> bytes | None:
+        """Block `num`'s hash (BLOCKHASH reads it through StoreKV), None past the head or before a fork's base."""
+        info = self.block(num)
+        return None if info is None else info.hash
 
     def tx_location(self, h: bytes) -> tuple[BlockInfo, int] | None:
         loc = self.store.get(self._key(b"t/", h))

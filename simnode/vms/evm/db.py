@@ -12,13 +12,17 @@ A data dir written before deltas holds whole nodes only, which read as before.
 
 StoreKV has py-evm's BaseDB interface without deriving from it: a chain writes its genesis and
 reads its head through it before py-evm is imported (evm_chain.py loads py-evm on first use).
+
+py-evm's canonical number -> hash entries (what BLOCKHASH reads) are not stored: `block_hash`
+answers them from the chain's own block rows. A data dir written before holds them, read as they are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any, cast
 
+from .rlpcodec import encode
 from .trie_delta import deltas, depth_of_record, rebuild
 
 if TYPE_CHECKING:
@@ -26,14 +30,18 @@ if TYPE_CHECKING:
 
     from ...store import Batch, Store
 
+CANONICAL_HASH_KEY = b"block-number-to-hash:"  # + decimal number: py-evm's SchemaV1 key
+
 
 class StoreKV(MutableMapping[bytes, bytes]):
     """A dict-like py-evm backend: overlay of pending writes over the Store (the methods of
     py-evm's BaseDB, which cannot be iterated or counted, as it is)."""
 
-    def __init__(self, store: Store, prefix: bytes, delta_prefix: bytes | None = None) -> None:
+    def __init__(self, store: Store, prefix: bytes, delta_prefix: bytes | None = None,
+                 block_hash: Callable[[int], bytes | None] | None = None) -> None:
         self.store = store
         self.prefix = prefix
+        self.block_hash = block_hash  # the hash of canonical block n, None when there is none
         # b"C/s/" -> b"C/sd/": not under `prefix`, so no py-evm key can land there
         self.delta_prefix = delta_prefix if delta_prefix is not None else prefix.rstrip(b"/") + b"d/"
         self.pending: dict[bytes, bytes | None] = {}
@@ -58,7 +66,7 @@ class StoreKV(MutableMapping[bytes, bytes]):
         v = self.store.get(self.prefix + key)
         if v is None:
             if len(key) != 32:
-                raise KeyError(key)
+                return self._canonical_hash(key)
             record = self.store.get(self.delta_prefix + key)
             if record is None:
                 raise KeyError(key)
@@ -69,6 +77,15 @@ class StoreKV(MutableMapping[bytes, bytes]):
                 self._cache.clear()
             self._cache[key] = v
         return v
+
+    def _canonical_hash(self, key: bytes) -> bytes:
+        """py-evm's canonical number -> hash entry, from the block rows (RLP, as py-evm stores it)."""
+        if self.block_hash is None or not key.startswith(CANONICAL_HASH_KEY):
+            raise KeyError(key)
+        h = self.block_hash(int(key[len(CANONICAL_HASH_KEY):]))
+        if h is None:
+            raise KeyError(key)
+        return encode(h)
 
     def __setitem__(self, key: bytes, value: bytes) -> None:
         self.pending[key] = value

@@ -129,7 +129,7 @@ class EVMChain(BlockRows, BlockBuilder, MiningSchedule, WarpLookups, DevStateEdi
         self.warp_validators: warp.ValidatorView | None = getattr(ctx, "warp_validators", None)
         # credited at the start of block 1 (on a fork N+1), like an activation: block 0 stays the real genesis
         self.first_block_credits: tuple[tuple[bytes, int], ...] = tuple(getattr(ctx, "first_block_credits", ()))
-        self.kv = StoreKV(self.store, prefix + b"s/")
+        self.kv = StoreKV(self.store, prefix + b"s/", block_hash=self.canonical_hash)
         # a data dir written before simnode keyed slots as coreth does (rules.CorethAccountDB reads it)
         self.storage_keys_as_written = False
         self.pool = Mempool()
