@@ -19,7 +19,7 @@ from simnode.config import NodeConfig
 from simnode.genesis import load_network_genesis
 from simnode.store import Store
 from simnode.vms.chain_context import ChainContext
-from simnode.vms.evm.block_rows import number_to_hash_key
+from simnode.vms.evm.db import CANONICAL_HASH_KEY
 from simnode.vms.evm.db import StoreKV, atomic_db
 from simnode.vms.evm.evm_chain import EVMChain
 from simnode.vms.evm.genesis_state import GenesisState
@@ -117,7 +117,8 @@ def test_out_of_range_values_are_refused_with_py_evms_error():
 
 
 def test_the_canonical_hash_key_is_py_evms():
+    """The key StoreKV answers BLOCKHASH's reads under (from the block rows) is py-evm's."""
     from eth.db.schema import SchemaV1
 
     for n in (0, 1, 255, 10**12):
-        assert number_to_hash_key(n) == SchemaV1.make_block_number_to_hash_lookup_key(n)
+        assert CANONICAL_HASH_KEY + str(n).encode() == SchemaV1.make_block_number_to_hash_lookup_key(n)
