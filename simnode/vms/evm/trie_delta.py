@@ -13,7 +13,7 @@ from) is a branch too is stored as a DELTA, under its own hash in a table of its
 `slot` is the one-byte index of a child that differs from the base's (0..15; 16 is a branch's
 value, never set in 32-byte-key tries), `child` the new one as the node holds it (b"", a hash
 or an embedded node). `depth` counts the deltas down to a whole node: past MAX_DEPTH the node is
-stored whole again (a node rewritten every block: whole every 65th block), so reading any node
+stored whole again (a node rewritten every block: whole every 17th block), so reading any node
 takes at most MAX_DEPTH + 1 reads, each cached once rebuilt. Rebuilding gives the node's RLP
 byte for byte (RLP is canonical), so its hash, proofs and every answer built on it are unchanged;
 every trie, old or new, stays readable (an archive node's).
@@ -28,7 +28,11 @@ from collections.abc import Callable, Iterable, Mapping
 
 from .rlpcodec import decode, encode
 
-MAX_DEPTH = 64  # 16: 2,492 bytes per one-tx block; 64: 2,428 (bytes_per_block.py, 500 blocks)
+# A deep chain is cheap on disk and dear to read: 64 saved ~64 bytes per one-tx block over 16, but a
+# node read cold (an account under a branch rewritten now and then) took up to 65 reads, and the
+# one-hour soak's send latency grew with the chain (3.6 -> 12 ms p50 in 47 minutes) as branches
+# deepened toward it.
+MAX_DEPTH = 16
 Read = Callable[[bytes], bytes]  # a node's whole RLP by hash (KeyError when absent)
 
 
