@@ -54,6 +54,14 @@ class StoreKV(MutableMapping[bytes, bytes]):
         self.decoded_nodes: dict[bytes, list] = {}
 
     def __getitem__(self, key: bytes) -> bytes:
+        return self._read(key, True)
+
+    def _base(self, key: bytes) -> bytes:
+        """A DELTA's base, not cached: an older version of the node the trie holds now, which no
+        trie read asks for again (caching each base of a chain flushed the cache of live nodes)."""
+        return self._read(key, False)
+
+    def _read(self, key: bytes, remember: bool) -> bytes:
         pending = self.pending
         if key in pending:
             v = pending[key]
@@ -70,9 +78,9 @@ class StoreKV(MutableMapping[bytes, bytes]):
             record = self.store.get(self.delta_prefix + key)
             if record is None:
                 raise KeyError(key)
-            v = rebuild(record, self.__getitem__)
+            v = rebuild(record, self._base)
             self._remember_depth(key, depth_of_record(record))
-        if len(key) == 32:  # content-addressed: safe to cache forever
+        if remember and len(key) == 32:  # content-addressed: safe to cache forever
             if len(self._cache) > 20_000:
                 self._cache.clear()
             self._cache[key] = v
