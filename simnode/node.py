@@ -96,6 +96,9 @@ class Node:
         self._chain_aliases: dict[bytes, list[str]] = {}
         self.endpoint_aliases: dict[str, str] = dict(DEFAULT_ENDPOINT_ALIASES)
         self.node_endpoints: dict[str, Any] = {}
+        # bumped by every change of what a path resolves to (chains, aliases, endpoints, the
+        # observer): the HTTP fast path keeps its resolved routes while it stays the same
+        self.routes_version = 0
         self.genesis_time: int = 0
         self._deferred: list[DeferredChain] = []
         self.snapshots: Snapshots | None = None
@@ -153,9 +156,11 @@ class Node:
             raise NodeError(f"alias ({alias}) is already mapped to an ID")
         self._aliases[alias] = chain_id
         self._chain_aliases.setdefault(chain_id, []).append(alias)
+        self.routes_version += 1
 
     def register_chain(self, chain: Chain) -> None:
         self.chains[chain.chain_id] = chain
+        self.routes_version += 1
         self._sign_for(chain)
         for alias in (*chain.default_aliases, id_to_str(chain.chain_id)):
             if alias not in self._aliases:
@@ -185,6 +190,7 @@ class Node:
     def unregister_chain(self, chain_id: bytes) -> None:
         """Forget a chain and every alias of it (a revert removed its CreateChainTx)."""
         self.chains.pop(chain_id, None)
+        self.routes_version += 1
         if self.warp_signer is not None:
             self.warp_signer.backends.pop(chain_id, None)
         self._endpoints.pop(chain_id, None)
@@ -225,6 +231,7 @@ class Node:
         if alias in self.endpoint_aliases or alias in self.node_endpoints:
             raise NodeError(f"alias {alias} is already in use")
         self.endpoint_aliases[alias] = target
+        self.routes_version += 1
 
     # ----------------------------------------------------------------------------- whole-node controls
 
@@ -414,6 +421,7 @@ class Node:
         )
         self.node_endpoints["simnode"] = simnode_api.build_service(self)
         self.node_endpoints.update(health_endpoints(self))
+        self.routes_version += 1
         if self.request_observer is not None:
             self.request_observer(None, self.node_endpoints)
 

@@ -233,10 +233,11 @@ class FastHTTPProtocol(asyncio.Protocol):
         if parsed is None:
             return None
         clen, caller = parsed
-        if over_limit(clen, self._site.node.config.http_body_limit):
+        site = self._site
+        if over_limit(clen, site.node.config.http_body_limit):
             return None
-        endpoint = self._site.router.resolve(caller.path)
-        if not isinstance(endpoint, EthService):
+        endpoint = site.eth_service(caller.path)
+        if endpoint is None:
             return None
         return endpoint, clen, caller
 
@@ -299,7 +300,7 @@ class FastHTTPProtocol(asyncio.Protocol):
         if t is None or t.is_closing():
             return
         body = out or b""
-        t.write(self._head + b"\r\nContent-Length: " + str(len(body)).encode() + _tail() + body)
+        t.write(b"%s\r\nContent-Length: %d%s%s" % (self._head, len(body), _tail(), body))
 
     def _abort(self) -> None:
         self._queue.clear()
@@ -338,6 +339,25 @@ class FastSockSite(web.SockSite):
         self.node = node
         self.router = Router(node)
         self.conns: set[FastHTTPProtocol] = set()
+        # path -> the EthService it resolved to, while the node's routes stay as they were
+        self._services: dict[str, EthService | None] = {}
+        self._services_at = -1
+
+    def eth_service(self, path: str) -> EthService | None:
+        """The EVM JSON-RPC service `path` resolves to now, else None (the router's answer, kept
+        until the node's routes change; a chain not bootstrapped yet is asked again)."""
+        if self._services_at != self.node.routes_version:
+            self._services.clear()
+            self._services_at = self.node.routes_version
+        service = self._services.get(path)
+        if service is None:
+            endpoint = self.router.resolve(path)
+            if not isinstance(endpoint, EthService):
+                return None
+            if len(self._services) >= _HEADS_MAX:
+                self._services.clear()
+            service = self._services[path] = endpoint
+        return service
 
     def runner_server(self) -> Any:
         server = self._runner.server

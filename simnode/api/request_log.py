@@ -114,7 +114,9 @@ class RequestLog:
                     self._chains.clear()
                 chain = self._chains[at] = rpc_chain_id(node, path)
         calls = body if len(body) <= RAW_BODY_MAX else tuple(rpc_methods(body))
-        self._add(key, RPC, path, status, duration_ms, chain, calls, 0, ip, host, user_agent)
+        self.count += 1  # _add inlined: this runs for every JSON-RPC request
+        self.entries.append(LoggedCall(self.count, int(time.time() * 1000), key, RPC, path, status, duration_ms,
+                                       chain, calls, 0, ip, host, user_agent))
 
     def calls(self) -> list[LoggedCall]:
         """Every logged call, oldest first: one per Data/Metrics API request, one per JSON-RPC call."""

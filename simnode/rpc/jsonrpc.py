@@ -411,10 +411,14 @@ class EthService:
         m = self._methods.get(name) if isinstance(name, str) else None
         if m is None or m.is_async:
             return self._settled(self._one(req, body, None))
-        head = self._envelope_head(req, body)
-        if isinstance(head, bytes):
-            return head
-        has_id, id_bytes = head
+        raw_id = req.get("id")
+        if type(raw_id) is int and req.get("jsonrpc") == "2.0":  # what clients send: the envelope is fine
+            has_id, id_bytes = True, b"%d" % raw_id
+        else:
+            head = self._envelope_head(req, body)
+            if isinstance(head, bytes):
+                return head
+            has_id, id_bytes = head
         try:
             result = m.fn(*self._args(m, req.get("params")))
         except Exception as exc:  # noqa: BLE001

@@ -3,6 +3,7 @@ requests split across packets, hand-over to aiohttp mid-connection, and the same
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import socket
@@ -126,3 +127,27 @@ def test_whatever_follows_a_send_reply_sees_the_tx_mined(node):
                                       "params": [signed.hash.to_0x_hex()]}, headers))
             receipt = json.loads(read_replies(conn, 1)[0][1])["result"]
             assert receipt is not None and receipt["status"] == "0x1"
+
+
+def test_routes_follow_the_nodes_aliases(node):
+    """The fast path keeps what a path resolved to only while the node's routes stay the same: a
+    chain alias given later (admin.aliasChain's effect) is answered on the very next request."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "eth_chainId"}).encode()
+
+    def ask(path: str) -> tuple[bytes, bytes]:
+        with connect(node) as s:
+            s.sendall((f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
+            return read_replies(s, 1)[0]
+
+    assert ask("/ext/bc/C/rpc")[0].startswith(b"HTTP/1.1 200")
+    assert ask("/ext/bc/fastalias/rpc")[0].startswith(b"HTTP/1.1 404")
+    n = node.node
+
+    async def alias() -> None:
+        n.add_chain_alias(n.genesis.c_chain_id, "fastalias")
+
+    asyncio.run_coroutine_threadsafe(alias(), node.loop).result()
+    head, reply = ask("/ext/bc/fastalias/rpc")
+    assert head.startswith(b"HTTP/1.1 200")
+    assert json.loads(reply) == {"jsonrpc": "2.0", "id": 7, "result": "0xa868"}

@@ -6,6 +6,7 @@ CreateChainTx, and a genesis that is not EVM JSON is recorded but not run."""
 from __future__ import annotations
 
 import asyncio
+import http.client
 import json
 import urllib.error
 import urllib.request
@@ -191,6 +192,20 @@ def test_l1_chain_over_web3_and_restart(tmp_path):
         assert w3.eth.get_balance("0x" + "77" * 20) == 12346
 
 
+def keep_alive_status(port: int, path: str) -> int:
+    """The status of an eth_chainId POST sent as a keep-alive client sends it (the HTTP fast path
+    answers those; urllib's `Connection: close` goes to aiohttp)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("POST", path, body=b'{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}',
+                     headers={"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        resp.read()
+        return resp.status
+    finally:
+        conn.close()
+
+
 def test_aliases_revert_and_bad_genesis():
     with Node.start_in_thread(NodeConfig(http_port=0, ephemeral=True, api_admin_enabled=True)) as h:
         node = h.node
@@ -202,6 +217,7 @@ def test_aliases_revert_and_bad_genesis():
         call(admin, "admin.aliasChain", {"chain": cid, "alias": "myl1"})
         assert call(info, "info.getBlockchainID", {"alias": "myl1"}) == {"blockchainID": cid}
         assert call(h.url + "/ext/bc/myl1/rpc", "eth_chainId") == hex(L1_CHAIN_ID)
+        assert keep_alive_status(node.port, f"/ext/bc/{cid}/rpc") == keep_alive_status(node.port, "/ext/bc/myl1/rpc") == 200
         ws_url = h.url.replace("http://", "ws://") + f"/ext/bc/{cid}/ws"
         assert asyncio.run(ws_call(ws_url, "eth_chainId")) == hex(L1_CHAIN_ID)
 
@@ -231,6 +247,8 @@ def test_aliases_revert_and_bad_genesis():
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(req)
         assert err.value.code == 404
+        # and on a keep-alive connection, where the HTTP fast path kept what these paths were
+        assert keep_alive_status(node.port, f"/ext/bc/{cid}/rpc") == keep_alive_status(node.port, "/ext/bc/myl1/rpc") == 404
         with urllib.request.urlopen(h.url + "/ext/health") as resp:
             assert resp.status == 200
 
