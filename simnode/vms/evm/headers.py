@@ -312,8 +312,6 @@ def evm_header(header: Header, **changes: Any) -> CancunBlockHeader:
     """py-evm's header for executing on top of `header` (block context: number, time, coinbase,
     gas limit, base fee); its own hash is never used. py-evm is imported here, not with the
     module: the index and the webhooks read headers before (or without) any EVM execution."""
-    from eth.vm.forks.cancun.headers import CancunBlockHeader
-
     fields: dict[str, Any] = dict(  # Any: py-evm's field types, and `changes` override any of them
         parent_hash=header.parent_hash, uncles_hash=header.uncles_hash, coinbase=header.coinbase,
         state_root=header.state_root, transaction_root=header.transaction_root, receipt_root=header.receipt_root,
@@ -324,4 +322,29 @@ def evm_header(header: Header, **changes: Any) -> CancunBlockHeader:
         blob_gas_used=header.blob_gas_used or 0, excess_blob_gas=header.excess_blob_gas or 0,
         parent_beacon_block_root=header.parent_beacon_block_root or ZERO_HASH)
     fields.update(changes)
-    return CancunBlockHeader(**fields)
+    return cancun_header(fields)
+
+
+_CANCUN_FIELDS: tuple[tuple[str, str], ...] = ()  # (field name, attribute), in py-evm's order
+
+
+def cancun_header(fields: dict[str, Any]) -> CancunBlockHeader:
+    """CancunBlockHeader(**fields) when `fields` names every field once and no value is None or
+    a list: the same object, without pyrlp's per-call argument merging and checks (a third of
+    the cost of a block's header). Anything else goes through the constructor, which defaults or
+    refuses it as before."""
+    from eth.vm.forks.cancun.headers import CancunBlockHeader
+
+    global _CANCUN_FIELDS
+    if not _CANCUN_FIELDS:
+        meta = CancunBlockHeader._meta
+        _CANCUN_FIELDS = tuple(zip(meta.field_names, meta.field_attrs))
+    if len(fields) != len(_CANCUN_FIELDS):
+        return CancunBlockHeader(**fields)
+    header = object.__new__(CancunBlockHeader)
+    for name, attr in _CANCUN_FIELDS:
+        value = fields.get(name)
+        if value is None or isinstance(value, list):  # missing, defaulted or made immutable: the constructor's job
+            return CancunBlockHeader(**fields)
+        setattr(header, attr, value)
+    return header
