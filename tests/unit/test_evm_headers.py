@@ -17,7 +17,7 @@ from simnode.store import Store
 from simnode.vms.chain_context import ChainContext
 from simnode.vms.evm.evm_chain import EVMChain
 from simnode.vms.evm.headers import (BLACKHOLE, EMPTY_ROOT_HASH, EMPTY_UNCLE_HASH, INITIAL_MIN_DELAY_EXCESS, Header,
-                                     HeaderRules, block_header, ext_data_hash)
+                                     HeaderRules, block_header, ext_data_hash, header_number)
 from simnode.vms.evm.rpcjson import block_json, header_json
 
 START_MS = 1_767_225_600_000
@@ -173,7 +173,8 @@ _u64 = st.integers(0, 2**64 - 1)
 @given(coreth=st.booleans(), present=st.integers(0, 8), ints=st.lists(_u64, min_size=12, max_size=12),
        hashes=st.lists(_hashes, min_size=7, max_size=7), extra=st.binary(max_size=100), bloom=st.integers(0, 2**2048 - 1))
 def test_header_rlp_round_trip(coreth, present, ints, hashes, extra, bloom):
-    """Optional fields are a prefix of the tail (as the upgrades add them); decode inverts encode."""
+    """Optional fields are a prefix of the tail (as the upgrades add them); decode inverts encode;
+    header_number reads the number decode does."""
     names = ["base_fee_per_gas", "ext_data_gas_used", "block_gas_cost", "blob_gas_used", "excess_blob_gas",
              "parent_beacon_block_root", "timestamp_ms", "min_delay_excess"]
     if not coreth:
@@ -183,6 +184,7 @@ def test_header_rlp_round_trip(coreth, present, ints, hashes, extra, bloom):
                ints[3], ints[11], extra, hashes[6], ints[0].to_bytes(8, "big"), hashes[2] if coreth else None, **optional)
     encoded = h.encode()
     assert Header.decode(encoded, coreth) == h
+    assert header_number(encoded) == h.block_number
     assert len(rlp.decode(encoded)) == (16 if coreth else 15) + len(optional)
 
 

@@ -16,7 +16,7 @@ from typing import Protocol
 from ...crypto.hashing import keccak256
 from ...store import Batch, pack, unpack
 from ...vms.evm import rlpcodec
-from ...vms.evm.headers import HeaderRules, decoded_header
+from ...vms.evm.headers import HeaderRules, header_number
 from ...vms.evm.receipts import ReceiptRow
 from ..keys import big, from_sbig, sbig, u8, u16, u32, u64
 from .tokens import metadata, probe_standard, token_uri
@@ -255,8 +255,7 @@ class _Block:
 
 def index_block(source: Source, row: dict, batch: Batch) -> int:
     """Stage every EVM index row of block `row` in `batch`; returns the block number."""
-    header = decoded_header(row["hdr"], source.header_rules.coreth)
-    number = header.block_number
+    number = header_number(row["hdr"])
     b = _Block(source, row, batch, number)
     sp = b.sp
     prev = batch.get(sp.bk + u64(number - 1)) if number else None

@@ -27,8 +27,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...store import Batch, pack, unpack
-from ...vms.evm.headers import decoded_header
+from ...vms.evm.headers import header_number
 from ...vms.evm.receipts import ReceiptRow
+from ...vms.evm.rlpcodec import payload_bounds
 from ..evm.layout import F_CREATE, F_CREATE2
 from ..evm.query import indexed_chains
 from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC
@@ -54,24 +55,6 @@ def new_totals() -> list:
     return [None, 0, 0, b"", 0, b"", 0, 0]
 
 
-def _item(data: bytes, pos: int) -> tuple[int, int]:
-    """(start, end) of the payload of the RLP item at `pos`."""
-    b = data[pos]
-    if b < 0x80:
-        return pos, pos + 1
-    if b < 0xB8:
-        return pos + 1, pos + 1 + b - 0x80
-    if b < 0xC0:
-        n = b - 0xB7
-        length = int.from_bytes(data[pos + 1:pos + 1 + n], "big")
-        return pos + 1 + n, pos + 1 + n + length
-    if b < 0xF8:
-        return pos + 1, pos + 1 + b - 0xC0
-    n = b - 0xF7
-    length = int.from_bytes(data[pos + 1:pos + 1 + n], "big")
-    return pos + 1 + n, pos + 1 + n + length
-
-
 def tx_to(raw: bytes) -> bytes:
     """The `to` of a legacy, EIP-2930 or EIP-1559 tx (b"" for a creation), read without decoding
     the rest: the 4th field of a legacy tx, the 5th of type 1, the 6th of type 2."""
@@ -79,10 +62,10 @@ def tx_to(raw: bytes) -> bytes:
         body, skip = raw, 3
     else:
         body, skip = raw[1:], 4 if raw[0] == 1 else 5
-    pos = _item(body, 0)[0]
+    pos = payload_bounds(body, 0)[0]
     for _ in range(skip):
-        pos = _item(body, pos)[1]
-    start, end = _item(body, pos)
+        pos = payload_bounds(body, pos)[1]
+    start, end = payload_bounds(body, pos)
     return body[start:end]
 
 
@@ -410,6 +393,6 @@ class _Union:
 
 def index_block(source: Any, row: dict, batch: Batch) -> int:
     """Stage the metric rows of EVM block `row` in `batch`; returns the block number."""
-    number = decoded_header(row["hdr"], source.header_rules.coreth).block_number
+    number = header_number(row["hdr"])
     _Writer(batch, source.chain_id, row["ms"]).chain_rows(number, block_activity(row))
     return number
