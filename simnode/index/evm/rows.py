@@ -54,6 +54,20 @@ def decode_tx(raw: bytes) -> tuple[int, int, int, bytes, int, bytes, int | None,
     return raw[0], _int(f[1]), _int(f[4]), f[5], _int(f[6]), f[7], _int(f[3]), _int(f[2])
 
 
+def tx_to(raw: bytes) -> bytes:
+    """The `to` of a legacy, EIP-2930 or EIP-1559 tx (b"" for a creation), read without decoding
+    the rest: the 4th field of a legacy tx, the 5th of type 1, the 6th of type 2."""
+    if raw[0] >= 0xC0:
+        body, skip = raw, 3
+    else:
+        body, skip = raw[1:], 4 if raw[0] == 1 else 5
+    pos = rlpcodec.payload_bounds(body, 0)[0]
+    for _ in range(skip):
+        pos = rlpcodec.payload_bounds(body, pos)[1]
+    start, end = rlpcodec.payload_bounds(body, pos)
+    return body[start:end]
+
+
 def tx_fields(payload: bytes) -> list:
     """The RLP list of a tx's fields (a tx the chain accepted is always a list)."""
     f = rlpcodec.decode(payload)
@@ -224,7 +238,7 @@ class _Block:
     def tx(self, idx: int, raw: bytes, sender: bytes, receipt: ReceiptRow, frames: list[list] | None) -> int:
         """Index one tx; returns the fees it paid."""
         sp, ch, cid = self.sp, self.ch, self.cid
-        to = decode_tx(raw)[3]
+        to = tx_to(raw)
         status, _, used, price, contract, logs = receipt
         h = keccak256(raw)
         pos = self.n8 + u32(idx)

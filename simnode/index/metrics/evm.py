@@ -29,10 +29,9 @@ from typing import Any
 from ...store import Batch, pack, unpack
 from ...vms.evm.headers import header_number
 from ...vms.evm.receipts import ReceiptRow
-from ...vms.evm.rlpcodec import payload_bounds
 from ..evm.layout import F_CREATE, F_CREATE2
 from ..evm.query import indexed_chains
-from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC
+from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC, tx_to
 from ..keys import big, num, u8, u64
 from . import buckets
 from .layout import (ACTIVE, B_ACTIVE, B_CONTRACTS, B_CUM_ADDRESSES, B_CUM_CONTRACTS, B_CUM_DEPLOYERS, B_CUM_TXS,
@@ -53,20 +52,6 @@ def new_bucket(prev_ms: int | None) -> list:
 
 def new_totals() -> list:
     return [None, 0, 0, b"", 0, b"", 0, 0]
-
-
-def tx_to(raw: bytes) -> bytes:
-    """The `to` of a legacy, EIP-2930 or EIP-1559 tx (b"" for a creation), read without decoding
-    the rest: the 4th field of a legacy tx, the 5th of type 1, the 6th of type 2."""
-    if raw[0] >= 0xC0:
-        body, skip = raw, 3
-    else:
-        body, skip = raw[1:], 4 if raw[0] == 1 else 5
-    pos = payload_bounds(body, 0)[0]
-    for _ in range(skip):
-        pos = payload_bounds(body, pos)[1]
-    start, end = payload_bounds(body, pos)
-    return body[start:end]
 
 
 def transfer_sides(topics: list[bytes]) -> tuple[bytes, bytes] | None:
