@@ -239,6 +239,9 @@ def test_rebuild_derives_the_same_rows_in_any_order_of_chains(blocks):
     rebuild(store, chains)  # chain after chain, not in the order the blocks came
     rebuilt = dict(store.iterate(b"ix/"))
     assert rebuilt == rows
+    reopened = Store(store._kv)  # a restarted node's store: the chains with metric rows listed anew
+    rebuild(reopened, chains)
+    assert dict(reopened.iterate(b"ix/")) == rows
 
 
 # ---------------------------------------------------------------------------------------- L1 fees
