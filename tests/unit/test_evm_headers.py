@@ -17,7 +17,7 @@ from simnode.store import Store
 from simnode.vms.chain_context import ChainContext
 from simnode.vms.evm.evm_chain import EVMChain
 from simnode.vms.evm.headers import (BLACKHOLE, EMPTY_ROOT_HASH, EMPTY_UNCLE_HASH, INITIAL_MIN_DELAY_EXCESS, Header,
-                                     HeaderRules, block_header, ext_data_hash)
+                                     HeaderRules, block_header, ext_data_hash, header_number)
 from simnode.vms.evm.rpcjson import block_json, header_json
 
 START_MS = 1_767_225_600_000
@@ -173,7 +173,8 @@ _u64 = st.integers(0, 2**64 - 1)
 @given(coreth=st.booleans(), present=st.integers(0, 8), ints=st.lists(_u64, min_size=12, max_size=12),
        hashes=st.lists(_hashes, min_size=7, max_size=7), extra=st.binary(max_size=100), bloom=st.integers(0, 2**2048 - 1))
 def test_header_rlp_round_trip(coreth, present, ints, hashes, extra, bloom):
-    """Optional fields are a prefix of the tail (as the upgrades add them); decode inverts encode."""
+    """Optional fields are a prefix of the tail (as the upgrades add them); decode inverts encode;
+    header_number reads the number decode does."""
     names = ["base_fee_per_gas", "ext_data_gas_used", "block_gas_cost", "blob_gas_used", "excess_blob_gas",
              "parent_beacon_block_root", "timestamp_ms", "min_delay_excess"]
     if not coreth:
@@ -183,4 +184,38 @@ def test_header_rlp_round_trip(coreth, present, ints, hashes, extra, bloom):
                ints[3], ints[11], extra, hashes[6], ints[0].to_bytes(8, "big"), hashes[2] if coreth else None, **optional)
     encoded = h.encode()
     assert Header.decode(encoded, coreth) == h
+    assert header_number(encoded) == h.block_number
     assert len(rlp.decode(encoded)) == (16 if coreth else 15) + len(optional)
+
+
+CANCUN_FIELDS = dict(
+    parent_hash=b"\x01" * 32, uncles_hash=EMPTY_UNCLE_HASH, coinbase=BLACKHOLE, state_root=b"\x02" * 32,
+    transaction_root=EMPTY_ROOT_HASH, receipt_root=b"\x03" * 32, bloom=1 << 200, difficulty=1, block_number=7,
+    gas_limit=8_000_000, gas_used=21_000, timestamp=1_767_225_600, extra_data=b"\x04" * 9, mix_hash=b"\x05" * 32,
+    nonce=b"\x00" * 8, base_fee_per_gas=25, withdrawals_root=EMPTY_ROOT_HASH, blob_gas_used=0, excess_blob_gas=0,
+    parent_beacon_block_root=b"\x06" * 32)
+
+
+@given(st.integers(0, 2**64 - 1), st.integers(0, 2**256 - 1), st.binary(max_size=40))
+def test_cancun_header_is_the_constructors(number, base_fee, extra):
+    """headers.cancun_header builds the object CancunBlockHeader(**fields) builds: same fields,
+    same RLP and hash; what the constructor defaults or refuses it leaves to the constructor."""
+    import pytest
+    from eth.vm.forks.cancun.headers import CancunBlockHeader
+
+    from simnode.vms.evm.headers import cancun_header
+
+    fields = {**CANCUN_FIELDS, "block_number": number, "base_fee_per_gas": base_fee, "extra_data": extra}
+    fast, slow = cancun_header(dict(fields)), CancunBlockHeader(**fields)
+    assert type(fast) is CancunBlockHeader
+    assert vars(fast) == {k: v for k, v in vars(slow).items() if not k.startswith(("_hash", "_cached"))}
+    assert rlp.encode(fast) == rlp.encode(slow) and fast.hash == slow.hash and fast == slow
+    for bad in ({**fields, "gas_limt": 1}, {k: v for k, v in fields.items() if k != "nonce"},
+                {**fields, "timestamp": None}):
+        try:
+            expected: object = CancunBlockHeader(**bad)
+        except Exception as exc:  # noqa: BLE001 - the constructor's own refusal, whatever it is
+            with pytest.raises(type(exc)):
+                cancun_header(dict(bad))
+        else:
+            assert cancun_header(dict(bad)) == expected

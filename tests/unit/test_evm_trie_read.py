@@ -60,3 +60,28 @@ def test_fast_get_is_the_patched_get() -> None:
     assert t[b"\x01" * 32] == b"v" and t[b"\x02" * 32] == b""
     with pytest.raises(Exception):  # noqa: B017 - py-trie's validation of a non-bytes key
         t.get("not bytes")  # type: ignore[arg-type]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.binary(min_size=32, max_size=32).map(lambda b: b[:1] * 32),
+                          st.binary(max_size=40)), min_size=1, max_size=30))
+def test_answers_kept_by_root_follow_every_root(writes: list[tuple[bytes, bytes]]) -> None:
+    """fast_get keeps its answers by (root, key) (StoreKV.trie_values): after each write the
+    trie's new root answers as py-trie does, and so does every earlier root, read again."""
+    db, t = _trie({})
+    keys = sorted({k for k, _ in writes})
+    roots: list[tuple[bytes, dict[bytes, bytes]]] = []
+    state: dict[bytes, bytes] = {}
+    for k, v in writes:
+        if v:
+            t[k] = v
+            state[k] = v
+        else:
+            t.delete(k)
+            state.pop(k, None)
+        roots.append((t.root_hash, dict(state)))
+        for root, expected in roots:
+            old = HexaryTrie(db, root)
+            for key in keys:
+                assert speedups.fast_get(old, key) == speedups._ORIGINAL_GET(old, key) == expected.get(key, b"")
+    assert db.trie_values

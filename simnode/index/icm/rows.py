@@ -17,7 +17,7 @@ from ...icm import events
 from ...icm.errors import ICMError
 from ...icm.messages import MESSENGER_ADDRESS, TeleporterMessage
 from ...store import Batch, pack, unpack
-from ...vms.evm.headers import decoded_header
+from ...vms.evm.headers import header_number
 from ...vms.evm.receipts import ReceiptRow
 from ..keys import big, u8, u32, u64
 from ..metrics.buckets import INTERVALS, bucket_start
@@ -65,7 +65,7 @@ def index_block(chain: Any, row: dict, batch: Batch) -> int | None:
     receipts = [ReceiptRow.decode(rc) for rc in row["rc"]]
     if not any(lg.address == MESSENGER_ADDRESS for receipt in receipts for lg in receipt.logs):
         return None
-    number = decoded_header(row["hdr"], chain.header_rules.coreth).block_number
+    number = header_number(row["hdr"])
     ms = row["ms"]
     cid = chain.chain_id
     log_index = 0

@@ -8,6 +8,7 @@ Monday before the epoch.
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
 
 HOUR, DAY, WEEK, MONTH = 0, 1, 2, 3
@@ -44,6 +45,7 @@ def next_start(interval: int, start: int) -> int:
     return int(datetime(year, month, 1, tzinfo=UTC).timestamp())
 
 
+@functools.lru_cache(maxsize=4)  # a chain's blocks share seconds, its index calls it per block
 def starts(t: int) -> tuple[int, int, int, int]:
     """The hour, day, week and month bucket starts of second `t`, in INTERVALS order."""
     day = t - t % DAY_S

@@ -24,14 +24,15 @@ reindex batch holds many blocks).
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
-from ...store import Batch, pack, unpack
-from ...vms.evm.headers import decoded_header
+from ...store import Batch, Store, pack, unpack
+from ...vms.evm.headers import header_number
 from ...vms.evm.receipts import ReceiptRow
 from ..evm.layout import F_CREATE, F_CREATE2
 from ..evm.query import indexed_chains
-from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC
+from ..evm.rows import TRANSFER_BATCH_TOPIC, TRANSFER_SINGLE_TOPIC, TRANSFER_TOPIC, tx_to
 from ..keys import big, num, u8, u64
 from . import buckets
 from .layout import (ACTIVE, B_ACTIVE, B_CONTRACTS, B_CUM_ADDRESSES, B_CUM_CONTRACTS, B_CUM_DEPLOYERS, B_CUM_TXS,
@@ -44,6 +45,18 @@ from .layout import (ACTIVE, B_ACTIVE, B_CONTRACTS, B_CUM_ADDRESSES, B_CUM_CONTR
 ZERO_ADDRESS = bytes(20)
 _CREATES = (F_CREATE, F_CREATE2)
 _TWO_SIDED = (TRANSFER_SINGLE_TOPIC, TRANSFER_BATCH_TOPIC)
+# Per store, the IDs of every chain that may have metric rows: the chains with index rows when
+# first asked (indexed_chains: a seek per chain, which a block with a new address paid each
+# time), then every chain whose rows index_block stages, before its rows are read. A chain whose
+# rows are gone again (a revert, a rebuild) stays: _Union._other_chains keeps those with totals.
+_METRIC_CHAINS: weakref.WeakKeyDictionary[Store, set[bytes]] = weakref.WeakKeyDictionary()
+
+
+def _metric_chains(store: Store) -> set[bytes]:
+    known = _METRIC_CHAINS.get(store)
+    if known is None:
+        known = _METRIC_CHAINS[store] = set(indexed_chains(store))
+    return known
 
 
 def new_bucket(prev_ms: int | None) -> list:
@@ -52,38 +65,6 @@ def new_bucket(prev_ms: int | None) -> list:
 
 def new_totals() -> list:
     return [None, 0, 0, b"", 0, b"", 0, 0]
-
-
-def _item(data: bytes, pos: int) -> tuple[int, int]:
-    """(start, end) of the payload of the RLP item at `pos`."""
-    b = data[pos]
-    if b < 0x80:
-        return pos, pos + 1
-    if b < 0xB8:
-        return pos + 1, pos + 1 + b - 0x80
-    if b < 0xC0:
-        n = b - 0xB7
-        length = int.from_bytes(data[pos + 1:pos + 1 + n], "big")
-        return pos + 1 + n, pos + 1 + n + length
-    if b < 0xF8:
-        return pos + 1, pos + 1 + b - 0xC0
-    n = b - 0xF7
-    length = int.from_bytes(data[pos + 1:pos + 1 + n], "big")
-    return pos + 1 + n, pos + 1 + n + length
-
-
-def tx_to(raw: bytes) -> bytes:
-    """The `to` of a legacy, EIP-2930 or EIP-1559 tx (b"" for a creation), read without decoding
-    the rest: the 4th field of a legacy tx, the 5th of type 1, the 6th of type 2."""
-    if raw[0] >= 0xC0:
-        body, skip = raw, 3
-    else:
-        body, skip = raw[1:], 4 if raw[0] == 1 else 5
-    pos = _item(body, 0)[0]
-    for _ in range(skip):
-        pos = _item(body, pos)[1]
-    start, end = _item(body, pos)
-    return body[start:end]
 
 
 def transfer_sides(topics: list[bytes]) -> tuple[bytes, bytes] | None:
@@ -356,9 +337,11 @@ class _Union:
     def _other_chains(self) -> list[MetricSpace]:
         """The metric tables of the node's other indexed chains (read once per block). Another chain's
         rows are committed before this chain's batch is built (a reindex indexes chain after chain),
-        so the chains are listed from the store: seeks through a batch of many blocks sort it."""
+        so the chains are listed from the store (_metric_chains): seeks through a batch of many
+        blocks sort it."""
         if self.others is None:
-            spaces = (chain_metrics(cid) for cid in indexed_chains(self.batch.store) if cid != self.w.chain_id)
+            chains = sorted(_metric_chains(self.batch.store))
+            spaces = (chain_metrics(cid) for cid in chains if cid != self.w.chain_id)
             self.others = [sp for sp in spaces if self.batch.get(sp.totals) is not None]
         return self.others
 
@@ -410,6 +393,7 @@ class _Union:
 
 def index_block(source: Any, row: dict, batch: Batch) -> int:
     """Stage the metric rows of EVM block `row` in `batch`; returns the block number."""
-    number = decoded_header(row["hdr"], source.header_rules.coreth).block_number
+    number = header_number(row["hdr"])
+    _metric_chains(batch.store).add(source.chain_id)
     _Writer(batch, source.chain_id, row["ms"]).chain_rows(number, block_activity(row))
     return number

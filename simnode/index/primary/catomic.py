@@ -15,14 +15,14 @@ from typing import Any
 from ...codec import UTXO
 from ...store import Batch
 from ...vms.evm.atomic_txs import UnsignedImportTx, decode_block_txs, utxo_bytes
-from ...vms.evm.headers import decoded_header
+from ...vms.evm.headers import header_number
 from .utxos import BlockRows, input_amount, make_out, output_amount
 
 __all__ = ["index_block"]
 
 
 def index_block(chain: Any, row: dict, batch: Batch) -> int:
-    number = decoded_header(row["hdr"], chain.header_rules.coreth).block_number
+    number = header_number(row["hdr"])
     ext = row.get("ext")
     if not ext:
         return number

@@ -16,7 +16,7 @@ from ...icm.placement import place_messenger
 from . import predicates
 from .block_rows import BlockInfo, receipt_row
 from .db import StoreKV
-from .headers import HeaderRules, block_header
+from .headers import HeaderRules, block_header, cancun_header
 from .mempool import Mempool, PoolTx
 from .precompiles import warp
 from .precompiles.contract import BlockContext
@@ -60,7 +60,6 @@ class BlockBuilder:
         """Build, execute and accept one block from the pool (possibly empty)."""
         from eth._utils.address import generate_contract_address
         from eth.constants import BLANK_ROOT_HASH, EMPTY_UNCLE_HASH
-        from eth.vm.forks.cancun.headers import CancunBlockHeader
         from eth_utils import ValidationError
 
         from .tracing import block_frames
@@ -70,14 +69,14 @@ class BlockBuilder:
         parent = self.head
         fee_state, base_fee, gas_limit = self.fee_rules_for(parent).next_block_fees(parent.fee, parent.ms, ts_ms)
         coinbase = self.coinbase_for(parent)
-        header = CancunBlockHeader(
+        header = cancun_header(dict(
             parent_hash=parent.hash, uncles_hash=EMPTY_UNCLE_HASH, coinbase=coinbase,
             state_root=self.state_root, transaction_root=BLANK_ROOT_HASH, receipt_root=BLANK_ROOT_HASH,
             bloom=0, difficulty=1, block_number=parent.number + 1, gas_limit=gas_limit, gas_used=0,
             timestamp=ts_ms // 1000, extra_data=b"", mix_hash=ZERO_HASH, nonce=b"\x00" * 8,
             base_fee_per_gas=base_fee, withdrawals_root=BLANK_ROOT_HASH, blob_gas_used=0, excess_blob_gas=0,
             parent_beacon_block_root=ZERO_HASH,
-        )
+        ))
         vm = self.vm_at(header)
         state = vm.state
         self.apply_upgrades(state, parent.header.timestamp, header.block_number, header.timestamp)

@@ -52,6 +52,8 @@ class StoreKV(MutableMapping[bytes, bytes]):
         self._cache: dict[bytes, bytes] = {}
         # This chain's decoded trie nodes by hash (trie_commit.read_node fills it).
         self.decoded_nodes: dict[bytes, list] = {}
+        # Values read from this chain's tries by (root, key) (speedups.fast_get fills it).
+        self.trie_values: dict[tuple[bytes, bytes], bytes] = {}
 
     def __getitem__(self, key: bytes) -> bytes:
         return self._read(key, True)
@@ -179,6 +181,7 @@ class StoreKV(MutableMapping[bytes, bytes]):
         """After a node-wide revert: content-addressed nodes stay valid, others do not."""
         self._cache.clear()
         self.decoded_nodes.clear()
+        self.trie_values.clear()
         self._depths.clear()
         self.pending = {}
         self.commits = []

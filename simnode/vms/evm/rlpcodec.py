@@ -91,3 +91,21 @@ def list_header(payload_len: int) -> bytes:
 def item_length(payload_len: int) -> int:
     """Length of an RLP item (string or list) whose payload is `payload_len` bytes long."""
     return payload_len + 1 + (0 if payload_len < 56 else (payload_len.bit_length() + 7) // 8)
+
+
+def payload_bounds(data: bytes, pos: int) -> tuple[int, int]:
+    """(start, end) of the payload of the RLP item (string or list) at `pos`, nothing decoded."""
+    b = data[pos]
+    if b < 0x80:
+        return pos, pos + 1
+    if b < 0xB8:
+        return pos + 1, pos + 1 + b - 0x80
+    if b < 0xC0:
+        n = b - 0xB7
+        length = int.from_bytes(data[pos + 1:pos + 1 + n], "big")
+        return pos + 1 + n, pos + 1 + n + length
+    if b < 0xF8:
+        return pos + 1, pos + 1 + b - 0xC0
+    n = b - 0xF7
+    length = int.from_bytes(data[pos + 1:pos + 1 + n], "big")
+    return pos + 1 + n, pos + 1 + n + length

@@ -11,7 +11,10 @@ Put in place of py-trie's by simnode/patches.py when a node starts:
 * `HexaryTrie.get` (every account and storage read) walks the cached nodes themselves, without
   copying them (a read changes no node) or py-trie's generic traversal; any case off the
   common path (a missing node, a key ending inside an extension, a node py-trie would reject)
-  goes to py-trie's own get, which answers or raises as before.
+  goes to py-trie's own get, which answers or raises as before. Its answers are kept by (root,
+  key) in the chain's StoreKV (`trie_values`): a root fixes every value under it, and the states
+  of one block (its admission view, the block's own, the head's call state) read the same
+  accounts at the same root, each with cold caches of its own.
 
 Used by rules.FastAccountDB:
 * `batched_make_state_root`: py-evm's AccountDB.make_state_root, but the account trie and each
@@ -37,7 +40,7 @@ from trie.constants import (BLANK_NODE, BLANK_NODE_HASH, NODE_TYPE_BLANK, NODE_T
 from trie.exceptions import MissingTrieNode
 
 from ...crypto.hashing import keccak256
-from .trie_commit import cached_node, commit_updates, node_cache_of, read_node
+from .trie_commit import cached_node, commit_updates, read_node, store_kv_of
 
 _HEX = {c: int(c, 16) for c in "0123456789abcdef"}
 
@@ -94,16 +97,34 @@ def cached_get_node(self: Any, node_hash: Any) -> Any:
 _ORIGINAL_GET = _hexary.HexaryTrie.get
 
 
+TRIE_VALUES_LIMIT = 4096  # (root, key) answers a StoreKV keeps (cleared when full)
+
+
 def fast_get(self: Any, key: bytes) -> bytes:
-    """HexaryTrie.get over the node cache (see the module docstring)."""
+    """HexaryTrie.get over the node cache, its answers kept by (root, key) (see the module
+    docstring); what raises is not kept."""
     if type(key) is not bytes:
         return _ORIGINAL_GET(self, key)
+    kv = store_kv_of(self.db)
+    if kv is None:
+        return _walk(self, key, None)
+    values = kv.trie_values
+    at = (self.root_hash, key)
+    value = values.get(at)
+    if value is None:
+        value = _walk(self, key, kv.decoded_nodes)
+        if len(values) >= TRIE_VALUES_LIMIT:
+            values.clear()
+        values[at] = value
+    return value
+
+
+def _walk(self: Any, key: bytes, cache: dict[bytes, list] | None) -> bytes:
     nibbles = fast_bytes_to_nibbles(key)
     n = len(nibbles)
     i = 0
     ref = self.root_hash
     db = self.db
-    cache = node_cache_of(db)
     try:
         while True:
             if type(ref) is list:  # a node embedded in its parent
