@@ -96,6 +96,24 @@ class FastAccountDB(AccountDB):
     make_state_root = speedups.batched_make_state_root
     account_tail: tuple[bytes, ...] = ()  # account fields after Ethereum's four
 
+    def __init__(self, db: Any, state_root: Hash32 = BLANK_ROOT_HASH) -> None:
+        super().__init__(db, state_root)
+        self._codes: dict[bytes, bytes] = {}  # code by its hash, as read
+
+    def get_code(self, address: Address) -> bytes:
+        """py-evm's, each code read through its journal and caches once per view: every call to a
+        contract reads its code (a shared call state serves hundreds). Keyed by hash, an entry
+        cannot go stale: an account's code hash changes, never the code behind a hash."""
+        code_hash = self.get_code_hash(address)
+        if code_hash == EMPTY_SHA3:
+            return b""
+        code = self._codes.get(code_hash)
+        if code is None:
+            code = self._codes[code_hash] = super().get_code(address)
+        elif code_hash in self._get_accessed_node_hashes():  # py-evm's bookkeeping of a read
+            self._accessed_bytecodes.add(address)
+        return code
+
     def _get_account(self, address: Address, from_journal: bool = True) -> Account:
         # py-evm's, with the account RLP decoded by rlpcodec instead of pyrlp's sedes
         if from_journal:
