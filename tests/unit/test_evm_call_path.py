@@ -134,6 +134,8 @@ def test_lean_runs_answer_as_py_evms_whole_tx_path() -> None:
         == (10**24).to_bytes(32, "big")
     assert not _outcome(ex, _msg(None, ctor))[1]  # a creation
     assert _outcome(ex, _msg(OTHER, value=5, gas=21000)) == (b"", False, None, 0)  # a plain transfer
+    assert _outcome(ex, _msg(b"\x00" * 19 + b"\x04", b"echo"))[:2] == (b"echo", False)  # a precompile
+    assert _outcome(ex, _msg(WARP, keccak(text="getBlockchainID()")[:4]))[0] == chain.warp_identity.blockchain_id
     listed = [(token, [0, 1]), (OTHER, [])]
     assert not _outcome(ex, _msg(token, TRANSFER + encode(["address", "uint256"], [OTHER, 7]),
                                  access_list=listed, gas_price=base_fee))[1]
