@@ -133,8 +133,8 @@ class Executor:
         changes: dict[str, Any] = {}
         if latest:
             changes["state_root"] = chain.state_root
-            # "latest" executes like the next block would: with the next block's base fee
-            changes["base_fee_per_gas"] = chain.next_base_fee()
+            if not free:  # "latest" executes like the next block would: with the next block's base fee
+                changes["base_fee_per_gas"] = chain.next_base_fee()
         if block_overrides:
             changes.update(block_overrides)
         if free:  # NoBaseFee with a zero gas price: the EVM sees base fee 0
