@@ -7,7 +7,8 @@ is persisted. Errors use geth's wording; a revert becomes code 3 with the revert
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, cast
 
 import rlp
@@ -15,9 +16,11 @@ from eth._utils.address import generate_contract_address
 from eth.constants import CREATE_CONTRACT_ADDRESS
 from eth.exceptions import OutOfGas, Revert
 from eth.abc import UnsignedTransactionAPI
+from eth.vm.forks.berlin.transactions import calculate_txn_intrinsic_gas_berlin
 from eth.vm.forks.cancun.transactions import CancunTransactionBuilder
 from eth.vm.spoof import SpoofTransaction
 from eth_typing import Address
+from eth_utils import ValidationError
 from trie import HexaryTrie
 
 from ...crypto.hashing import keccak256
@@ -71,6 +74,46 @@ class CallTransaction(SpoofTransaction):
         return value
 
 
+@dataclass(frozen=True, slots=True)
+class CallTx:
+    """A call's message as py-evm's executor reads it (AvalancheState.apply_call): coreth's
+    ToMessage of the args as a legacy tx, or an EIP-2930 one with an access list, whose one gas
+    price is both fee caps. `spoofed` is the same tx as py-evm's own (debug_traceCall's settled run)."""
+
+    sender: Address
+    to: Address  # CREATE_CONTRACT_ADDRESS for a creation
+    gas: int
+    value: int
+    data: bytes
+    gas_price: int
+    access_list: Sequence[tuple[Address, Sequence[int]]]
+    type_id: int | None  # None: legacy (as py-evm's spoof of one reads), 1: EIP-2930
+    intrinsic_gas: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        # py-evm's rule for both tx types (Berlin's: Istanbul's plus the access list's)
+        object.__setattr__(self, "intrinsic_gas", calculate_txn_intrinsic_gas_berlin(cast(Any, self)))
+
+    @property
+    def max_fee_per_gas(self) -> int:
+        return self.gas_price
+
+    @property
+    def max_priority_fee_per_gas(self) -> int:
+        return self.gas_price
+
+    def spoofed(self, chain_id: int, nonce: int) -> CallTransaction:
+        """py-evm's unsigned tx of these fields, from the sender (its `nonce`: the sender's own)."""
+        if self.type_id:
+            utx: UnsignedTransactionAPI = _tx_builder().new_unsigned_access_list_transaction(
+                chain_id=chain_id, nonce=nonce, gas_price=self.gas_price, gas=self.gas, to=self.to,
+                value=self.value, data=self.data, access_list=self.access_list)
+        else:
+            utx = AvalancheVM.create_unsigned_transaction(nonce=nonce, gas_price=self.gas_price, gas=self.gas,
+                                                          to=self.to, value=self.value, data=self.data)
+        return CallTransaction(utx, from_=self.sender)
+
+
 class Executor:
     def __init__(self, chain: EVMChain) -> None:
         self.chain = chain
@@ -90,8 +133,8 @@ class Executor:
         changes: dict[str, Any] = {}
         if latest:
             changes["state_root"] = chain.state_root
-            # "latest" executes like the next block would: with the next block's base fee
-            changes["base_fee_per_gas"] = chain.next_base_fee()
+            if not free:  # "latest" executes like the next block would: with the next block's base fee
+                changes["base_fee_per_gas"] = chain.next_base_fee()
         if block_overrides:
             changes.update(block_overrides)
         if free:  # NoBaseFee with a zero gas price: the EVM sees base fee 0
@@ -157,10 +200,10 @@ class Executor:
 
     # -------------------------------------------------------------- one execution
 
-    def _message(self, state: Any, args: CallArgs, gas: int) -> Any:
+    def _message(self, state: Any, args: CallArgs, gas: int) -> CallTx:
         """core.ApplyMessage's checks of a call message, in its order (preCheck without the
         account checks, buyGas, intrinsic gas, the value, Durango's init code limit), then the tx
-        py-evm runs: the sender's own nonce (the args' is not read) and the message's gas price."""
+        py-evm runs with the message's gas price (the args' nonce is not read)."""
         base_fee = state.execution_context.base_fee_per_gas or 0
         price, fee_cap, tip_cap = args.fees(base_fee)
         if fee_cap or tip_cap:  # NoBaseFee skips the fee checks of an all-zero message only
@@ -179,17 +222,10 @@ class Executor:
         if balance < want:
             raise MessageRefused(f"insufficient funds for gas * price + value: address {checksummed(args.sender)} "
                                  f"have {balance} want {want}")
-        nonce = state.get_nonce(args.sender)
-        to = args.to if args.to is not None else CREATE_CONTRACT_ADDRESS
-        if args.access_list:
-            # the list's gas counts, and a Warp predicate in it reads as valid (nothing verified it)
-            utx: UnsignedTransactionAPI = _tx_builder().new_unsigned_access_list_transaction(
-                chain_id=self.chain.evm_chain_id, nonce=nonce, gas_price=price, gas=gas, to=to, value=args.value,
-                data=args.data, access_list=args.access_list)
-        else:
-            utx = AvalancheVM.create_unsigned_transaction(nonce=nonce, gas_price=price, gas=gas, to=to,
-                                                          value=args.value, data=args.data)
-        tx = CallTransaction(utx, from_=args.sender)
+        # with an access list, the list's gas counts, and a Warp predicate in it reads as valid
+        # (nothing verified it)
+        tx = CallTx(args.sender, args.to if args.to is not None else CREATE_CONTRACT_ADDRESS, gas, args.value,
+                    args.data, price, args.access_list or (), 1 if args.access_list else None)
         if tx.intrinsic_gas > gas:
             raise MessageRefused(f"intrinsic gas too low: have {gas}, want {tx.intrinsic_gas}", intrinsic=True)
         if args.value and balance - gas * price < args.value:
@@ -202,26 +238,26 @@ class Executor:
             overrides: Overrides | None = None, state: Any = None,
             block_overrides: dict[str, Any] | None = None, settle: bool = True) -> Any:
         """The call's computation on a state of `block` (its changes reverted afterwards);
-        MessageRefused where core would not run the message. Without `settle` the tx's
-        settlement after execution (the unused gas back to the sender, the fee to the coinbase,
-        EIP-161's deletions) is skipped: nothing eth_call or eth_estimateGas answers reads it (no
-        refunds on Avalanche: the gas used is the computation's), and the state is reverted;
-        a tracer's post-state (debug_traceCall) does read it."""
+        MessageRefused where core would not run the message. Without `settle` the message runs
+        as AvalancheState.apply_call runs it: no validation after core's checks, no settlement
+        after execution (the unused gas back to the sender, the fee to the coinbase, EIP-161's
+        deletions), as nothing eth_call, eth_estimateGas or eth_createAccessList answers reads it
+        (no refunds on Avalanche: the gas used is the computation's); a tracer's post-state
+        (debug_traceCall) does read it: with `settle`, py-evm's whole tx path."""
         gas = gas if gas is not None else call_gas(args)
         if state is None:
             state = (self.build_state(block, not args.paying, overrides, block_overrides=block_overrides)
                      if overrides or block_overrides else self.shared_state(block, not args.paying))
         snap = state.snapshot()
-        state.settles = settle
         try:
             tx = self._message(state, args, gas)
-            from eth_utils import ValidationError
             try:
-                return state.apply_transaction(tx)
-            except ValidationError as exc:  # py-evm refusing what core's checks let through
+                if settle:
+                    return state.apply_transaction(tx.spoofed(self.chain.evm_chain_id, state.get_nonce(args.sender)))
+                return state.apply_call(tx)
+            except ValidationError as exc:  # py-evm refusing what core's checks let through (Warp's predicates)
                 raise MessageRefused(str(exc)) from None
         finally:
-            state.settles = True
             state.revert(snap)
 
     # -------------------------------------------------------------- RPC-level operations
@@ -338,7 +374,7 @@ class Executor:
             found = AccessListTracer(listed, excluded)
             try:
                 with tracing(found):
-                    comp = self.run(args_with_list, None, state=state)
+                    comp = self.run(args_with_list, None, state=state, settle=False)
             except MessageRefused as exc:
                 tx_hash = args_transaction(chain, args_with_list, (0, 0, 0)).hash
                 raise ChainError(f"failed to apply transaction: 0x{tx_hash.hex()} "

@@ -96,6 +96,24 @@ class FastAccountDB(AccountDB):
     make_state_root = speedups.batched_make_state_root
     account_tail: tuple[bytes, ...] = ()  # account fields after Ethereum's four
 
+    def __init__(self, db: Any, state_root: Hash32 = BLANK_ROOT_HASH) -> None:
+        super().__init__(db, state_root)
+        self._codes: dict[bytes, bytes] = {}  # code by its hash, as read
+
+    def get_code(self, address: Address) -> bytes:
+        """py-evm's, each code read through its journal and caches once per view: every call to a
+        contract reads its code (a shared call state serves hundreds). Keyed by hash, an entry
+        cannot go stale: an account's code hash changes, never the code behind a hash."""
+        code_hash = self.get_code_hash(address)
+        if code_hash == EMPTY_SHA3:
+            return b""
+        code = self._codes.get(code_hash)
+        if code is None:
+            code = self._codes[code_hash] = super().get_code(address)
+        elif code_hash in self._get_accessed_node_hashes():  # py-evm's bookkeeping of a read
+            self._accessed_bytecodes.add(address)
+        return code
+
     def _get_account(self, address: Address, from_journal: bool = True) -> Account:
         # py-evm's, with the account RLP decoded by rlpcodec instead of pyrlp's sedes
         if from_journal:
@@ -220,12 +238,6 @@ _NOT_A_CREATE = cast("Address", None)
 
 
 class AvalancheTransactionExecutor(CancunTransactionExecutor):
-    def finalize_computation(self, transaction: SignedTransactionAPI, computation: ComputationAPI) -> ComputationAPI:
-        """Cancun's, unless the state is a call's that does not settle (execution.py's `run`)."""
-        if not getattr(self.vm_state, "settles", True):
-            return computation
-        return super().finalize_computation(transaction, computation)
-
     def build_evm_message(self, transaction: SignedTransactionAPI) -> MessageAPI:
         """Cancun's, without formatting its debug line while that is off: the line holds the
         tx's repr, a hash of its data and the hex of the code it calls (kilobytes for a token),
@@ -257,7 +269,6 @@ def _state_logger(state_class: type) -> ExtendedDebugLogger:
 
 class AvalancheState(TransferFastPathState):
     account_db_class = FastAccountDB
-    settles = True  # False while eth_call/estimateGas run on it: no settlement after execution
     computation_class = AvalancheComputation
     transaction_executor_class = AvalancheTransactionExecutor
 
@@ -269,6 +280,25 @@ class AvalancheState(TransferFastPathState):
     def get_tip(self, transaction: Any) -> int:
         # the coinbase is credited gas used × the effective gas price, base fee included
         return self.get_gas_price(transaction)
+
+    def prepare_transaction(self, transaction: Any) -> Any:
+        """The tx as it runs, once the active precompiles have read it (precompiles/vmclasses.py:
+        Warp's predicates and their intrinsic gas); here, as it is."""
+        return transaction
+
+    def apply_call(self, transaction: Any) -> ComputationAPI:
+        """A call's execution (eth_call, eth_estimateGas, eth_createAccessList; execution.py):
+        py-evm's executor, the same message and computation as `apply_transaction`'s, without
+        its validation (core's checks of a call, execution.py's `_message`, come first and cover
+        it) and without the settlement after execution (the unused gas back, the fee to the
+        coinbase, EIP-161's deletions): a call's answer never reads it and its state is reverted.
+        `transaction` is anything with the fields the executor reads (execution.CallTx)."""
+        transaction = self.prepare_transaction(transaction)
+        executor = self.get_transaction_executor()
+        message = executor.build_evm_message(transaction)
+        computation = executor.build_computation(message, transaction)
+        self.clear_transient_storage()  # as Cancun's executor does after a tx
+        return computation
 
 
 class AvalancheVM(CancunVM):

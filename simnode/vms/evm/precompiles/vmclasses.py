@@ -8,10 +8,11 @@ Over a chain's base VM (AvalancheVM, or SubnetEVMVM on an L1) a set of modules g
   lists them). With a `check_create` module, CREATE and CREATE2 are refused for an origin it
   rejects (all the creation's gas used, as libevm's CanCreateContract hook, before the new
   account, its nonce or any value move);
-* a state class whose `apply_transaction` first lets `prepare_tx` modules read the tx (Warp's
-  predicates and their intrinsic gas), and whose `validate_transaction` refuses a tx whose sender a `check_tx` module
-  rejects (a ValidationError: the block builder leaves the tx out). Spoofed txs (eth_call,
-  eth_estimateGas, debug_traceCall) skip it, as subnet-evm's calls skip account checks.
+* a state class whose `apply_transaction` and `apply_call` (rules.py) first let `prepare_tx`
+  modules read the tx (`prepare_transaction`: Warp's predicates and their intrinsic gas), and
+  whose `validate_transaction` refuses a tx whose sender a `check_tx` module rejects (a
+  ValidationError: the block builder leaves the tx out). Calls skip it, as subnet-evm's calls
+  skip account checks: spoofed txs (debug_traceCall) here, and `apply_call` validates nothing.
 An empty set is the base class itself: nothing added, nothing to pay.
 """
 
@@ -100,10 +101,14 @@ def _build(base_vm: type, modules: tuple[Module, ...]) -> type:
             base_state.validate_transaction(self, transaction)
         namespace["validate_transaction"] = validate_transaction
     if preparers:
-        def apply_transaction(self: Any, transaction: Any) -> Any:
+        def prepare_transaction(self: Any, transaction: Any) -> Any:
             for prepare in preparers:
                 transaction = prepare(self, transaction)
-            return base_state.apply_transaction(self, transaction)
+            return transaction
+
+        def apply_transaction(self: Any, transaction: Any) -> Any:
+            return base_state.apply_transaction(self, prepare_transaction(self, transaction))
+        namespace["prepare_transaction"] = prepare_transaction
         namespace["apply_transaction"] = apply_transaction
     state = type(f"{base_state.__name__}With{name}", (base_state,), namespace)
     return type(f"{base_vm.__name__}With{name}", (base_vm,), {"_state_class": state})
