@@ -31,9 +31,9 @@ from ..warp.payload import AddressedCall
 from ..warp.signatures import sign_aggregate
 from ..warp.validators import canonical_set
 from .avalanchego import rpc
-from .diff_fresh import js_missing, step
+from .diff_fresh import build, js_missing, step
 from .diff_txs import Harness
-from .differ import Call, Differ
+from .differ import TIME_SKEW_S, Call, Differ
 from .realnet import Binaries, RealNetwork
 
 EWOQ_KEY = "0x56289e99c94b6912bfc12adc093c9b51124f0dc54ac7a766b2bc5ccf558d8027"
@@ -208,7 +208,14 @@ def l1_section(run: L1Run, h: Harness, export: Path, net: RealNetwork, network_i
     for nonce, weight in ((1, 5), (2, 0)):
         signer.settle(h)
         msg = signer.sign(acp77.L1ValidatorWeight(reg.validation_id, nonce, weight).encode())
-        step(h, "p-set-weight", message=msg)
+        if weight:
+            step(h, "p-set-weight", message=msg)
+        else:  # removed: its balance comes back, less a fee that follows each node's clock (differ.refund_amounts)
+            built = build(h.differ.real_url, "p-set-weight", message=msg)
+            price = int(rpc(h.differ.real_url + "/ext/bc/P", "platform.getValidatorFeeState")["result"]["price"])
+            h.differ.refunds[id_from_str(built["txID"]).hex()] = price * TIME_SKEW_S
+            h.issue(built["chain"], built["tx"], f"p-set-weight {json.dumps({'message': msg})[:80]}")
+            h.reads_after(built["chain"], built["txID"])
         h.compare_all(p_reads(h, subnet, chain, hrp, [*vids, vid]))
     # a conversion validator's weight (its nonce starts at 0), then the same nonce again: refused
     first = id_from_str(vids[0])
@@ -220,7 +227,6 @@ def l1_section(run: L1Run, h: Harness, export: Path, net: RealNetwork, network_i
 
 def _issue_built(h: Harness, kind: str, label: str, **args: Any) -> None:
     """A tx both nodes must refuse: built on the real node, issued on both, the replies compared."""
-    from .diff_fresh import build
     built = build(h.differ.real_url, kind, **args)
     h.issue(built["chain"], built["tx"], label)
 

@@ -4,6 +4,7 @@ that follow from a block's time within a bound. Shapes from a live run against A
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from simnode.formats.ids import id_to_str, utxo_id
@@ -104,3 +105,52 @@ def test_a_page_that_is_not_full_or_ends_in_another_tx_or_count_still_diverges()
     assert page_divergences(limited("avm.getUTXOs", 2), page(real), page([utxo(TX_B, 1), utxo(TX_A, 1)])) != []
     # a full page without a limit is 1024 UTXOs; a short one compares its outputs
     assert page_divergences(limited("avm.getUTXOs", 0), page([utxo(TX_A, 0)]), page([utxo(TX_A, 2)])) != []
+
+
+ASSET = bytes([0x8A]) * 32
+
+
+def transfer_utxo(tx: bytes, index: int, amount: int) -> str:
+    """A P-Chain UTXO as getUTXOs lists it in hex: a secp256k1 transfer output to one address, and
+    the 4-byte checksum the hex encoding ends with."""
+    body = (b"\0\0" + tx + index.to_bytes(4, "big") + ASSET + (7).to_bytes(4, "big") + amount.to_bytes(8, "big")
+            + bytes(8) + (1).to_bytes(4, "big") + (1).to_bytes(4, "big") + bytes(range(20)))
+    return "0x" + (body + hashlib.sha256(body).digest()[-4:]).hex()
+
+
+def refund_divergences(method: str, real: dict, sim: dict, refunds: dict[str, int]) -> list[str]:
+    differ = Differ("http://real", "http://sim", refunds=refunds)
+    call = Call("/ext/bc/P", {"jsonrpc": "2.0", "id": 1, "method": method, "params": {}})
+    reply = [Reply(200, "application/json", json.dumps({"jsonrpc": "2.0", "result": r, "id": 1}).encode())
+             for r in (real, sim)]
+    differ.compare_replies(call, reply[0], reply[1])
+    return [d.where for d in differ.divergences]
+
+
+def test_an_l1_validators_refund_within_the_fee_of_the_time_skew_only():
+    """Live shape (AvalancheGo v1.14.2, SetL1ValidatorWeight to 0): the refund UTXO 999,999,934 on the
+    real node and 999,999,935 on simnode, and the owner's balances one apart."""
+    refund = {TX_A.hex(): 2}
+    real_page = [transfer_utxo(TX_B, 0, 5), transfer_utxo(TX_A, 1, 999_999_934)]
+    sim_page = [transfer_utxo(TX_B, 0, 5), transfer_utxo(TX_A, 1, 999_999_935)]
+    assert refund_divergences("platform.getUTXOs", page(real_page), page(sim_page), refund) == []
+    beyond = [transfer_utxo(TX_B, 0, 5), transfer_utxo(TX_A, 1, 999_999_937)]
+    assert refund_divergences("platform.getUTXOs", page(real_page), page(beyond), refund) != []
+    assert refund_divergences("platform.getUTXOs", page(real_page), page(sim_page), {}) != []
+    other_tx = [transfer_utxo(TX_B, 0, 6), transfer_utxo(TX_A, 1, 999_999_934)]  # another tx's UTXO
+    assert refund_divergences("platform.getUTXOs", page(real_page), page(other_tx), refund) != []
+    moved = real_page[1][:-16] + "00" * 8  # same amount, other bytes after it (and checksum)
+    assert refund_divergences("platform.getUTXOs", page(real_page), page([real_page[0], moved]), refund) != []
+
+    asset = id_to_str(ASSET)
+    ids = [{"txID": id_to_str(TX_B), "outputIndex": 0}, {"txID": id_to_str(TX_A), "outputIndex": 1}]
+
+    def balance(total: int) -> dict:
+        return {"balance": str(total), "unlocked": str(total), "lockedStakeable": "0", "lockedNotStakeable": "0",
+                "balances": {asset: str(total)}, "unlockeds": {asset: str(total)}, "utxoIDs": ids}
+
+    assert refund_divergences("platform.getBalance", balance(999_999_939), balance(999_999_940), refund) == []
+    assert refund_divergences("platform.getBalance", balance(999_999_939), balance(999_999_942), refund) != []
+    without = balance(999_999_940) | {"utxoIDs": ids[:1]}
+    assert refund_divergences("platform.getBalance", balance(999_999_939) | {"utxoIDs": ids[:1]}, without,
+                              refund) != []
