@@ -340,7 +340,7 @@ class FastSockSite(web.SockSite):
         self.router = Router(node)
         self.conns: set[FastHTTPProtocol] = set()
         # path -> the EthService it resolved to, while the node's routes stay as they were
-        self._services: dict[str, EthService | None] = {}
+        self._services: dict[str, EthService] = {}
         self._services_at = -1
 
     def eth_service(self, path: str) -> EthService | None:

@@ -90,19 +90,16 @@ class FullPathExecutor(Executor):
 def _outcome(ex: Executor, args: CallArgs, overrides: dict | None = None, base_fee: int | None = None) -> tuple:
     """The lean run's outcome, asserted equal to the whole path's (`base_fee`: a block override)."""
     block = None if base_fee is None else {"base_fee_per_gas": base_fee}
-    try:
-        comp = ex.run(args, None, overrides=overrides, block_overrides=block, settle=False)
-    except MessageRefused as exc:
-        lean: tuple = ("refused", exc.text, exc.intrinsic)
-    else:
-        lean = (comp.output, comp.is_error, repr(comp.error) if comp.is_error else None, comp.get_gas_remaining())
-    try:
-        comp = ex.run(args, None, overrides=overrides, block_overrides=block, settle=True)
-    except MessageRefused as exc:
-        full: tuple = ("refused", exc.text, exc.intrinsic)
-    else:
-        full = (comp.output, comp.is_error, repr(comp.error) if comp.is_error else None, comp.get_gas_remaining())
-    assert lean == full
+
+    def outcome(settle: bool) -> tuple:
+        try:
+            comp = ex.run(args, None, overrides=overrides, block_overrides=block, settle=settle)
+        except MessageRefused as exc:
+            return ("refused", exc.text, exc.intrinsic)
+        return (comp.output, comp.is_error, repr(comp.error) if comp.is_error else None, comp.get_gas_remaining())
+
+    lean = outcome(False)
+    assert lean == outcome(True)
     return lean
 
 

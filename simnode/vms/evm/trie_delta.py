@@ -14,9 +14,10 @@ from) is a branch too is stored as a DELTA, under its own hash in a table of its
 value, never set in 32-byte-key tries), `child` the new one as the node holds it (b"", a hash
 or an embedded node). `depth` counts the deltas down to a whole node: past MAX_DEPTH the node is
 stored whole again (a node rewritten every block: whole every 17th block), so reading any node
-takes at most MAX_DEPTH + 1 reads, each cached once rebuilt. Rebuilding gives the node's RLP
-byte for byte (RLP is canonical), so its hash, proofs and every answer built on it are unchanged;
-every trie, old or new, stays readable (an archive node's).
+takes at most MAX_DEPTH + 1 reads; the node asked for is cached once rebuilt, its bases are not
+(db.StoreKV._base). Rebuilding gives the node's RLP byte for byte (RLP is canonical), so its
+hash, proofs and every answer built on it are unchanged; every trie, old or new, stays readable
+(an archive node's).
 
 The pairs of roots come from trie_commit.commit_updates (the root it started from and the one it
 made); the walk follows only the nodes the commit wrote.
